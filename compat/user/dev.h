@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT OR GPL-2.0-only */
+/*
+ * A userspace DMA backend: an ops table, its private data, a reference count.
+ */
+#ifndef DMAPOOL_COMPAT_USER_DEV_H
+#define DMAPOOL_COMPAT_USER_DEV_H
+
+#include <dmapool/dmapool.h>
+
+struct dmapool_dev {
+	const struct dmapool_dev_ops *ops;
+	void *priv;
+	unsigned long refs;
+};
+
+#endif /* DMAPOOL_COMPAT_USER_DEV_H */

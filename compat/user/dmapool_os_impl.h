@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT OR GPL-2.0-only */
+/*
+ * Userspace side of the seam (see dmapool/os.h for the contract).
+ *
+ * The pool lock is an inline test-and-test-and-set spinlock, like the
+ * kernel's spinlock that the kernel's dma_pool holds: the critical sections
+ * are a few dozen instructions, and calling a lock out of line costs more
+ * than holding it.  A waiter that spins too long yields the CPU, so a lock
+ * holder that was preempted is not starved by its waiters.
+ */
+#ifndef DMAPOOL_OS_IMPL_H
+#define DMAPOOL_OS_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <dmapool/dmapool.h>
+
+#define DP_LIKELY(x)	__builtin_expect(!!(x), 1)
+#define DP_UNLIKELY(x)	__builtin_expect(!!(x), 0)
+
+void dp_os_warn(const char *file, int line, const char *cond);
+static inline bool dp_warn_check(bool c, const char *file, int line,
+				 const char *cond)
+{
+	if (DP_UNLIKELY(c))
+		dp_os_warn(file, line, cond);
+	return c;
+}
+#define DP_WARN_ON(c)	dp_warn_check(!!(c), __FILE__, __LINE__, #c)
+#ifdef DMAPOOL_DEBUG
+#define DP_ASSERT(c)	((void)DP_WARN_ON(!(c)))
+#else
+#define DP_ASSERT(c)	((void)0)
+#endif
+
+struct dp_lock {
+	int locked;
+};
+typedef unsigned long dp_irqflags_t;
+
+void dp_os_lock_slow(struct dp_lock *l);
+
+static inline void dp_lock_init(struct dp_lock *l)
+{
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELAXED);
+}
+
+static inline void dp_lock_fini(struct dp_lock *l)
+{
+	(void)l;
+}
+
+static inline dp_irqflags_t dp_lock(struct dp_lock *l)
+{
+	if (DP_UNLIKELY(__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)))
+		dp_os_lock_slow(l);
+	return 0;
+}
+
+static inline void dp_unlock(struct dp_lock *l, dp_irqflags_t f)
+{
+	(void)f;
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+
+dp_irqflags_t dp_global_lock(void);
+void dp_global_unlock(dp_irqflags_t f);
+
+size_t dp_os_page_size(void);
+void *dp_os_host_alloc(size_t n, dmapool_gfp_t gfp);
+void *dp_os_host_zalloc(size_t n, dmapool_gfp_t gfp);
+void dp_os_host_free(void *p, size_t n);
+
+int dp_os_chunk_alloc(struct dmapool_dev *dev, size_t size, size_t align,
+		      dmapool_gfp_t gfp, void **vaddr, dmapool_dma_t *dma);
+void dp_os_chunk_free(struct dmapool_dev *dev, size_t size, void *vaddr,
+		      dmapool_dma_t dma);
+void dp_os_dev_get(struct dmapool_dev *dev);
+void dp_os_dev_put(struct dmapool_dev *dev);
+
+static inline void dp_os_memset(void *p, int c, size_t n)
+{
+	memset(p, c, n);
+}
+
+static inline void dp_os_memcpy(void *d, const void *s, size_t n)
+{
+	memcpy(d, s, n);
+}
+
+void dp_os_strscpy(char *d, const char *s, size_t n);
+
+void dp_os_report_default(const struct dmapool_report *r);
+void dp_os_violation_abort(const struct dmapool_report *r);
+
+static inline uint64_t dp_os_atomic_inc(uint64_t *p)
+{
+	return __atomic_add_fetch(p, 1, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t dp_os_atomic_read(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+uint64_t dp_os_random_seed(void);
+
+#endif /* DMAPOOL_OS_IMPL_H */

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT OR GPL-2.0-only
+/*
+ * Userspace side of the seam: host memory, the DMA backend call-outs, the
+ * slow path of the spinlock, the default report sink.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dmapool_os_impl.h"
+#include "dev.h"
+
+void dp_os_warn(const char *file, int line, const char *cond)
+{
+	fprintf(stderr, "dmapool: internal check failed at %s:%d: %s\n", file,
+		line, cond);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+void dp_os_lock_slow(struct dp_lock *l)
+{
+	unsigned int spins = 0;
+
+	do {
+		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED)) {
+			if (++spins < 128)
+				cpu_relax();
+			else
+				sched_yield();
+		}
+	} while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE));
+}
+
+static struct dp_lock global_lock;
+
+dp_irqflags_t dp_global_lock(void)
+{
+	return dp_lock(&global_lock);
+}
+
+void dp_global_unlock(dp_irqflags_t f)
+{
+	dp_unlock(&global_lock, f);
+}
+
+size_t dp_os_page_size(void)
+{
+	static size_t page;
+
+	if (!__atomic_load_n(&page, __ATOMIC_RELAXED)) {
+		long p = sysconf(_SC_PAGESIZE);
+
+		__atomic_store_n(&page, p > 0 ? (size_t)p : 4096,
+				 __ATOMIC_RELAXED);
+	}
+	return __atomic_load_n(&page, __ATOMIC_RELAXED);
+}
+
+void *dp_os_host_alloc(size_t n, dmapool_gfp_t gfp)
+{
+	(void)gfp;
+	return malloc(n);
+}
+
+void *dp_os_host_zalloc(size_t n, dmapool_gfp_t gfp)
+{
+	(void)gfp;
+	return calloc(1, n);
+}
+
+void dp_os_host_free(void *p, size_t n)
+{
+	(void)n;
+	free(p);
+}
+
+int dp_os_chunk_alloc(struct dmapool_dev *dev, size_t size, size_t align,
+		      dmapool_gfp_t gfp, void **vaddr, dmapool_dma_t *dma)
+{
+	(void)gfp;
+	return dev->ops->chunk_alloc(dev, size, align, vaddr, dma);
+}
+
+void dp_os_chunk_free(struct dmapool_dev *dev, size_t size, void *vaddr,
+		      dmapool_dma_t dma)
+{
+	dev->ops->chunk_free(dev, vaddr, dma, size);
+}
+
+void dp_os_dev_get(struct dmapool_dev *dev)
+{
+	dmapool_dev_get(dev);
+}
+
+void dp_os_dev_put(struct dmapool_dev *dev)
+{
+	dmapool_dev_put(dev);
+}
+
+void dp_os_strscpy(char *d, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n && s[i]; i++)
+		d[i] = s[i];
+	d[i] = '\0';
+}
+
+void dp_os_report_default(const struct dmapool_report *r)
+{
+	char found[3 * sizeof(r->found) + 1] = "";
+	unsigned int i;
+
+	for (i = 0; i < r->found_len && i < sizeof(r->found); i++)
+		snprintf(found + 3 * i, 4, " %02x", r->found[i]);
+	fprintf(stderr,
+		"dmapool: %s: pool \"%s\": addr %p dma %#" PRIx64
+		" block %p (dma %#" PRIx64 ") +%zu%s%s%s%s count %" PRIu64
+		": %s\n",
+		dmapool_report_kind_name(r->kind), r->pool_name, r->addr,
+		r->dma, r->block, r->block_dma, r->offset,
+		r->found_len ? " found" : "", found,
+		r->owner_name ? " owner " : "",
+		r->owner_name ? r->owner_name : "", r->count,
+		r->detail ? r->detail : "");
+}
+
+void dp_os_violation_abort(const struct dmapool_report *r)
+{
+	fprintf(stderr, "dmapool: aborting on %s (abort-on-violation)\n",
+		dmapool_report_kind_name(r->kind));
+	abort();
+}
+
+uint64_t dp_os_random_seed(void)
+{
+	uint64_t seed = 0;
+	struct timespec ts;
+
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) == sizeof(seed))
+		return seed;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^
+	       (uint64_t)ts.tv_sec ^ (uint64_t)(uintptr_t)&seed;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT OR GPL-2.0-only */
+/*
+ * A chunk: one backend allocation of DMA memory, and its free state.
+ *
+ * Invariant 1 lives here: everything below is host memory.  The DMA memory
+ * at [vaddr, vaddr + chunk_size) is never read or written by the allocator
+ * on alloc or free (only zalloc and the hardening options touch it, and they
+ * only write, or read to compare).
+ *
+ * The free state is a bitmap, 1 = free, one bit per bitmap position (see
+ * geometry.h), with a summary word in front: bit w of map[0] is set when
+ * word map[1 + w] has a free block.  Positions that hold no block (holes
+ * between boundary segments) are never set, so find-first-set only ever
+ * finds real blocks.
+ */
+#ifndef DMAPOOL_CHUNK_H
+#define DMAPOOL_CHUNK_H
+
+#include "geometry.h"
+
+struct dp_chunk {
+	uintptr_t vaddr;		/* start of the DMA memory */
+	dmapool_dma_t dma;		/* its bus address */
+	struct dp_chunk *next, *prev;	/* pool->avail while nfree > 0 */
+	uint32_t nfree;			/* free blocks */
+	uint32_t id;			/* slot in pool->slots, named by handles */
+	uint64_t map[];			/* summary word, then nwords words */
+};
+
+static inline size_t dp_chunk_meta_size(const struct dp_geometry *g)
+{
+	return sizeof(struct dp_chunk) + (1 + g->nwords) * sizeof(uint64_t);
+}
+
+/* Take the lowest free position; the chunk must have one. */
+static inline uint32_t dp_chunk_take_first(struct dp_chunk *c)
+{
+	uint32_t w = (uint32_t)__builtin_ctzll(c->map[0]);
+	uint64_t word = c->map[1 + w];
+	uint32_t b = (uint32_t)__builtin_ctzll(word);
+
+	word &= word - 1;
+	c->map[1 + w] = word;
+	if (!word)
+		c->map[0] &= ~((uint64_t)1 << w);
+	c->nfree--;
+	return w * 64 + b;
+}
+
+/* Take a given free position (randomized placement, tests). */
+static inline void dp_chunk_take(struct dp_chunk *c, uint32_t pos)
+{
+	uint32_t w = pos / 64;
+
+	c->map[1 + w] &= ~((uint64_t)1 << (pos % 64));
+	if (!c->map[1 + w])
+		c->map[0] &= ~((uint64_t)1 << w);
+	c->nfree--;
+}
+
+static inline bool dp_chunk_is_free(const struct dp_chunk *c, uint32_t pos)
+{
+	return (c->map[1 + pos / 64] >> (pos % 64)) & 1;
+}
+
+static inline void dp_chunk_put(struct dp_chunk *c, uint32_t pos)
+{
+	uint32_t w = pos / 64;
+
+	c->map[1 + w] |= (uint64_t)1 << (pos % 64);
+	c->map[0] |= (uint64_t)1 << w;
+	c->nfree++;
+}
+
+/* Mark every block of a new chunk free. */
+void dp_chunk_init_map(struct dp_chunk *c, const struct dp_geometry *g);
+
+#endif /* DMAPOOL_CHUNK_H */

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT OR GPL-2.0-only */
+/*
+ * dmapool: a hardened DMA pool allocator.
+ *
+ * Hands out small fixed-size DMA-able blocks the way the kernel's dma_pool
+ * does, but keeps every byte of its own state in host memory a device cannot
+ * reach, validates every free against its own records, and reports what a
+ * host or a device did wrong instead of acting on it.
+ *
+ * The same header serves userspace (C11) and the Linux kernel (gnu11).
+ */
+#ifndef DMAPOOL_DMAPOOL_H
+#define DMAPOOL_DMAPOOL_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && !defined(__KERNEL__)
+#define DMAPOOL_API __attribute__((visibility("default")))
+#else
+#define DMAPOOL_API
+#endif
+
+struct dmapool;			/* opaque */
+struct dmapool_dev;		/* where DMA memory comes from */
+
+typedef uint64_t dmapool_dma_t;		/* dma_addr_t in the kernel */
+typedef unsigned int dmapool_gfp_t;	/* gfp_t in the kernel */
+
+/*
+ * Allocation flags (userspace meaning; the kernel shim passes gfp_t through).
+ * 0 means: may grow the pool, may block.
+ */
+#define DMAPOOL_GFP_NOGROW	0x1u	/* fail instead of taking a new chunk */
+#define DMAPOOL_GFP_ZERO	0x2u	/* zero the block (what zalloc does) */
+
+/* ------------------------------------------------------------------ */
+/* The contract: the kernel's dma_pool shape.                          */
+
+/*
+ * Create a pool of blocks of @size bytes, each aligned to @align (a power of
+ * two, 0 means 1) in both its virtual and its dma address, none crossing a
+ * multiple of @boundary (0 means no boundary beyond the kernel's implicit
+ * one: a block never crosses a page unless it is larger than a page).
+ * Returns NULL on bad geometry (reported as "bad-geometry"), on a NULL @dev,
+ * or when out of memory.  @name is copied (up to 31 bytes).
+ */
+DMAPOOL_API struct dmapool *dmapool_create(const char *name,
+					   struct dmapool_dev *dev, size_t size,
+					   size_t align, size_t boundary);
+/*
+ * Destroy a pool.  If blocks are still allocated this is reported
+ * ("destroy-busy") and the chunks holding them are NOT returned to the
+ * backend: a device may still be using them, so their DMA memory is
+ * deliberately leaked (as the kernel's dma_pool does).  Empty chunks and all
+ * host metadata are freed.  NULL is a no-op.
+ */
+DMAPOOL_API void dmapool_destroy(struct dmapool *pool);
+/* One block, its bus address in *dma; NULL when out of memory. */
+DMAPOOL_API void *dmapool_alloc(struct dmapool *pool, dmapool_gfp_t gfp,
+				dmapool_dma_t *dma);
+/* The same, zero-filled. */
+DMAPOOL_API void *dmapool_zalloc(struct dmapool *pool, dmapool_gfp_t gfp,
+				 dmapool_dma_t *dma);
+/*
+ * Give a block back.  Validated before anything changes: @vaddr must be the
+ * start of a block of this pool that is currently allocated, and @dma its bus
+ * address.  Anything else is reported and the pool is left unchanged.
+ */
+DMAPOOL_API void dmapool_free(struct dmapool *pool, void *vaddr,
+			      dmapool_dma_t dma);
+
+/* ------------------------------------------------------------------ */
+/* Reports.                                                            */
+
+enum dmapool_report_kind {
+	DMAPOOL_R_DOUBLE_FREE,		/* "double-free" */
+	DMAPOOL_R_FREE_OUTSIDE,		/* "free-outside-pool" */
+	DMAPOOL_R_FREE_NOT_BLOCK,	/* "free-not-block-start" */
+	DMAPOOL_R_FREE_DMA_MISMATCH,	/* "free-dma-mismatch" */
+	DMAPOOL_R_FREE_WRONG_POOL,	/* "free-wrong-pool" */
+	DMAPOOL_R_STALE_HANDLE,		/* "stale-handle" */
+	DMAPOOL_R_BAD_HANDLE,		/* "bad-handle" */
+	DMAPOOL_R_NULL_POOL,		/* "null-pool" */
+	DMAPOOL_R_BAD_GEOMETRY,		/* "bad-geometry" */
+	DMAPOOL_R_DESTROY_BUSY,		/* "destroy-busy" */
+	DMAPOOL_R_DEVICE_WRITE_AFTER_FREE, /* "device-write-after-free" */
+	DMAPOOL_R_DEVICE_OVERRUN,	/* "device-overrun" */
+	DMAPOOL_R_KINDS
+};
+
+/* Everything known about one detected problem. */
+struct dmapool_report {
+	enum dmapool_report_kind kind;
+	const struct dmapool *pool;	/* NULL for null-pool, bad-geometry */
+	const char *pool_name;		/* "" when there is no pool */
+	const void *addr;		/* the address the caller passed, or
+					 * the address a device wrote to */
+	dmapool_dma_t dma;		/* the dma the caller passed */
+	const void *block;		/* start of the block concerned, or NULL */
+	dmapool_dma_t block_dma;	/* its dma address (0 when no block) */
+	size_t offset;			/* offset of addr (or of the first bad
+					 * byte) from block */
+	uint64_t handle;		/* the handle passed (handle kinds) */
+	uint64_t count;			/* kind-specific: blocks still in use
+					 * (destroy-busy), bytes changed */
+	unsigned int found_len;		/* bytes valid in found[] */
+	uint8_t found[16];		/* bytes a device left (device kinds) */
+	const char *owner_name;		/* free-wrong-pool: the pool that
+					 * holds addr; else NULL */
+	const char *detail;		/* one human-readable sentence */
+};
+
+typedef void (*dmapool_report_fn)(const struct dmapool_report *r, void *ctx);
+
+/* The stable name of a kind, e.g. "double-free"; "unknown" if out of range. */
+DMAPOOL_API const char *dmapool_report_kind_name(enum dmapool_report_kind k);
+/*
+ * The process-wide (kernel: system-wide) sink, used by pools without their
+ * own and for reports without a pool.  NULL restores the default (one line
+ * on stderr / pr_err, rate limited in the kernel).
+ */
+DMAPOOL_API void dmapool_set_report_handler(dmapool_report_fn fn, void *ctx);
+/* Reports that have no pool to be counted in (null-pool, bad-geometry). */
+DMAPOOL_API uint64_t dmapool_global_violations(void);
+
+/* ------------------------------------------------------------------ */
+/* Options.                                                            */
+
+enum dmapool_index_kind {
+	DMAPOOL_INDEX_RADIX = 0,	/* page frame -> chunk; the default */
+	DMAPOOL_INDEX_BTREE = 1,	/* B-tree of chunk ranges */
+};
+
+#define DMAPOOL_OPT_ABORT_ON_VIOLATION	0x0001u /* abort()/BUG after reporting */
+#define DMAPOOL_OPT_POISON		0x0002u /* poison free blocks, check at alloc */
+#define DMAPOOL_OPT_QUARANTINE		0x0004u /* delay reuse until quiesce */
+#define DMAPOOL_OPT_SCRUB		0x0008u /* zero blocks on free */
+#define DMAPOOL_OPT_RANDOM		0x0010u /* randomized placement */
+#define DMAPOOL_OPT_THREAD_CACHE	0x0020u /* per-thread magazines */
+
+struct dmapool_opts {
+	unsigned int flags;		/* DMAPOOL_OPT_* */
+	enum dmapool_index_kind index;
+	size_t chunk_size;		/* bytes per backend allocation; 0 =
+					 * max(page size, block size).  Rounded
+					 * to a multiple of that. */
+	unsigned int redzone;		/* bytes of checked gap after each block */
+	unsigned int quarantine_max;	/* blocks held before forced release */
+	size_t reserve_chunks;		/* empty chunks kept by shrink */
+	uint64_t seed;			/* for DMAPOOL_OPT_RANDOM; 0 = any */
+	dmapool_report_fn report;	/* NULL = the global sink */
+	void *report_ctx;
+	uint64_t reserved[4];		/* must be zero */
+};
+
+/* Fill @o with the defaults (what dmapool_create uses). */
+DMAPOOL_API void dmapool_opts_init(struct dmapool_opts *o);
+/* dmapool_create with options; NULL @opts means the defaults. */
+DMAPOOL_API struct dmapool *dmapool_create_opts(const char *name,
+						struct dmapool_dev *dev,
+						size_t size, size_t align,
+						size_t boundary,
+						const struct dmapool_opts *opts);
+
+/* ------------------------------------------------------------------ */
+/* The handle API: free without a lookup, stale handles detected.      */
+
+struct dmapool_block {
+	void *vaddr;		/* NULL when the allocation failed */
+	dmapool_dma_t dma;
+	uint64_t handle;	/* opaque: chunk, block and generation */
+};
+
+DMAPOOL_API struct dmapool_block dmapool_alloc_block(struct dmapool *pool,
+						     dmapool_gfp_t gfp);
+/*
+ * Free what dmapool_alloc_block returned.  The handle, vaddr and dma are all
+ * checked: a handle from an earlier allocation of the same block ("stale"),
+ * a second free, or a block of another pool are reported, never acted on.
+ */
+DMAPOOL_API void dmapool_free_block(struct dmapool *pool,
+				    struct dmapool_block blk);
+
+/* ------------------------------------------------------------------ */
+/* Statistics and introspection.                                       */
+
+struct dmapool_stats {
+	uint64_t blocks_in_use, blocks_total, chunks;
+	uint64_t dma_bytes, meta_bytes;	/* device memory held; host metadata */
+	uint64_t violations;		/* all reports so far, any kind */
+	uint64_t by_kind[DMAPOOL_R_KINDS]; /* reports per kind */
+	uint64_t block_size;		/* size after rounding to align */
+	uint64_t stride;		/* distance between block starts */
+	uint64_t chunk_size;		/* bytes per chunk */
+	uint64_t blocks_per_chunk;
+	uint64_t quarantined;		/* blocks waiting for quiesce */
+	uint64_t quarantine_forced;	/* released by the bound, not quiesce */
+	uint64_t chunks_released;	/* chunks given back by shrink */
+};
+
+DMAPOOL_API void dmapool_get_stats(const struct dmapool *pool,
+				   struct dmapool_stats *st);
+
+/*
+ * Call @fn for every chunk the pool holds (its vaddr, dma and length), under
+ * the pool lock: @fn must not call back into this pool.  For tests that play
+ * a device, and for users who register pool memory elsewhere.
+ */
+typedef void (*dmapool_chunk_fn)(void *vaddr, dmapool_dma_t dma, size_t len,
+				 void *ctx);
+DMAPOOL_API void dmapool_walk_chunks(const struct dmapool *pool,
+				     dmapool_chunk_fn fn, void *ctx);
+
+/* ------------------------------------------------------------------ */
+/* Userspace DMA backends.                                             */
+
+#ifndef __KERNEL__
+/*
+ * A backend hands out chunks: @size bytes aligned to @align (a power of two,
+ * at least the page size) in both vaddr and dma.  It must be thread-safe.
+ */
+struct dmapool_dev_ops {
+	int (*chunk_alloc)(struct dmapool_dev *dev, size_t size, size_t align,
+			   void **vaddr, dmapool_dma_t *dma);
+	void (*chunk_free)(struct dmapool_dev *dev, void *vaddr,
+			   dmapool_dma_t dma, size_t size);
+	void (*release)(struct dmapool_dev *dev);	/* last put; may be NULL */
+};
+
+/* A backend of your own: @ops must outlive the dev. */
+DMAPOOL_API struct dmapool_dev *dmapool_dev_new(const struct dmapool_dev_ops *ops,
+						void *priv);
+DMAPOOL_API void *dmapool_dev_priv(const struct dmapool_dev *dev);
+DMAPOOL_API void dmapool_dev_get(struct dmapool_dev *dev);
+DMAPOOL_API void dmapool_dev_put(struct dmapool_dev *dev);
+
+/*
+ * Host memory.  dma = a fake bus address above the user address space, never
+ * equal to vaddr, with the same offset within any alignment.
+ */
+DMAPOOL_API struct dmapool_dev *dmapool_dev_heap(void);
+
+/*
+ * Shared memory: chunks live in one memfd; dma = DMAPOOL_SHM_IOVA_BASE + the
+ * chunk's offset in that file.  Another thread or process that maps the file
+ * (dmapool_dev_shm_fd) reaches every chunk at its dma address: it plays the
+ * device.  Returns NULL when memfd_create fails.
+ */
+#define DMAPOOL_SHM_IOVA_BASE	0x100000000000000ull
+DMAPOOL_API struct dmapool_dev *dmapool_dev_shm(void);
+DMAPOOL_API int dmapool_dev_shm_fd(const struct dmapool_dev *dev);
+/* Current length of the file: map this much to see every chunk so far. */
+DMAPOOL_API size_t dmapool_dev_shm_size(const struct dmapool_dev *dev);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DMAPOOL_DMAPOOL_H */

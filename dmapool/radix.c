@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT OR GPL-2.0-only
+/*
+ * The radix index: page frame -> chunk.
+ *
+ * A tree of 64-slot nodes over the page frame number of an address.  The
+ * root carries the key bits that every key below it shares (prefix) and the
+ * level it starts at (top_shift), so a pool whose chunks sit close together
+ * needs only as many levels as their spread, not as the address space.  A
+ * key outside the root's reach grows the tree upward: a new root whose slot
+ * holds the old one.  Lookup is a prefix compare plus one load per level;
+ * dp_radix_lookup() is inline in index.h because it is on the free path.
+ * Every page of a chunk has an entry, so any address inside a chunk finds it.
+ */
+#include "index.h"
+
+#define MAX_LEVELS	((64 + DP_RADIX_BITS - 1) / DP_RADIX_BITS)
+
+static uint64_t first_key(const struct dp_index *ix, uintptr_t start)
+{
+	return start >> ix->page_shift;
+}
+
+static uint64_t last_key(const struct dp_index *ix, uintptr_t start, size_t len)
+{
+	return (start + len - 1) >> ix->page_shift;
+}
+
+static bool covers(uint32_t top, uint64_t prefix, uint64_t k)
+{
+	return (k >> (top + DP_RADIX_BITS)) == prefix;
+}
+
+/* The lowest root level at which one node covers both keys. */
+static uint32_t span_shift(uint64_t k0, uint64_t k1)
+{
+	uint32_t s = 0;
+
+	while ((k0 >> (s + DP_RADIX_BITS)) != (k1 >> (s + DP_RADIX_BITS)))
+		s += DP_RADIX_BITS;
+	return s;
+}
+
+static uint32_t radix_nodes_needed(const struct dp_index *ix, uintptr_t start,
+				   size_t len)
+{
+	const struct dp_radix *r = &ix->u.radix;
+	uint64_t k0 = first_key(ix, start), k1 = last_key(ix, start, len);
+	uint32_t top, old_top = 0, level, n = 0;
+	uint64_t prefix;
+
+	if (r->root) {
+		old_top = top = r->top_shift;
+		prefix = r->prefix;
+		while (!covers(top, prefix, k0) || !covers(top, prefix, k1)) {
+			top += DP_RADIX_BITS;
+			prefix >>= DP_RADIX_BITS;
+		}
+	} else {
+		top = span_shift(k0, k1);
+	}
+	/* An upper bound: every node on every new path, plus the chain above
+	 * the old root. */
+	for (level = 0; level <= top; level += DP_RADIX_BITS) {
+		n += (uint32_t)((k1 >> (level + DP_RADIX_BITS)) -
+				(k0 >> (level + DP_RADIX_BITS)) + 1);
+		if (r->root && level > old_top)
+			n++;
+	}
+	return n;
+}
+
+static void radix_insert(struct dp_index *ix, uintptr_t start, size_t len,
+			 struct dp_chunk *c)
+{
+	struct dp_radix *r = &ix->u.radix;
+	uint64_t k0 = first_key(ix, start), k1 = last_key(ix, start, len), k;
+
+	if (!r->root) {
+		r->top_shift = span_shift(k0, k1);
+		r->prefix = k0 >> (r->top_shift + DP_RADIX_BITS);
+		r->root = dp_index_node_take(ix);
+	}
+	while (!covers(r->top_shift, r->prefix, k0) ||
+	       !covers(r->top_shift, r->prefix, k1)) {
+		struct dp_radix_node *up = dp_index_node_take(ix);
+
+		up->slot[r->prefix & (DP_RADIX_SLOTS - 1)] = r->root;
+		r->root = up;
+		r->top_shift += DP_RADIX_BITS;
+		r->prefix >>= DP_RADIX_BITS;
+	}
+	for (k = k0; k <= k1; k++) {
+		struct dp_radix_node *n = r->root;
+		uint32_t s;
+
+		for (s = r->top_shift; s; s -= DP_RADIX_BITS) {
+			void **slot = &n->slot[(k >> s) & (DP_RADIX_SLOTS - 1)];
+
+			if (!*slot)
+				*slot = dp_index_node_take(ix);
+			n = *slot;
+		}
+		n->slot[k & (DP_RADIX_SLOTS - 1)] = c;
+	}
+}
+
+static bool node_empty(const struct dp_radix_node *n)
+{
+	uint32_t i;
+
+	for (i = 0; i < DP_RADIX_SLOTS; i++)
+		if (n->slot[i])
+			return false;
+	return true;
+}
+
+static void radix_remove_key(struct dp_index *ix, uint64_t k)
+{
+	struct dp_radix *r = &ix->u.radix;
+	struct dp_radix_node *path[MAX_LEVELS];
+	uint32_t depth = 0, s = r->top_shift;
+	struct dp_radix_node *n = r->root;
+
+	if (!n || !covers(r->top_shift, r->prefix, k))
+		return;
+	for (;;) {
+		path[depth++] = n;
+		if (!s)
+			break;
+		n = n->slot[(k >> s) & (DP_RADIX_SLOTS - 1)];
+		if (!n)
+			return;
+		s -= DP_RADIX_BITS;
+	}
+	/* path[depth - 1] is the leaf; clear upward while nodes empty out. */
+	for (s = 0; depth; s += DP_RADIX_BITS) {
+		n = path[--depth];
+		n->slot[(k >> s) & (DP_RADIX_SLOTS - 1)] = NULL;
+		if (!node_empty(n))
+			return;
+		dp_index_node_free(ix, n);
+	}
+	r->root = NULL;
+}
+
+static void radix_remove(struct dp_index *ix, uintptr_t start, size_t len)
+{
+	uint64_t k, k1 = last_key(ix, start, len);
+
+	for (k = first_key(ix, start); k <= k1; k++)
+		radix_remove_key(ix, k);
+}
+
+static struct dp_chunk *radix_lookup(const struct dp_index *ix, uintptr_t addr)
+{
+	return dp_radix_lookup(&ix->u.radix, addr >> ix->page_shift);
+}
+
+static void destroy_node(struct dp_index *ix, struct dp_radix_node *n,
+			 uint32_t s)
+{
+	uint32_t i;
+
+	if (s)
+		for (i = 0; i < DP_RADIX_SLOTS; i++)
+			if (n->slot[i])
+				destroy_node(ix, n->slot[i], s - DP_RADIX_BITS);
+	dp_index_node_free(ix, n);
+}
+
+static void radix_destroy(struct dp_index *ix)
+{
+	struct dp_radix *r = &ix->u.radix;
+
+	if (r->root)
+		destroy_node(ix, r->root, r->top_shift);
+	r->root = NULL;
+}
+
+const struct dp_index_ops dp_radix_ops = {
+	.name = "radix",
+	.node_size = sizeof(struct dp_radix_node),
+	.nodes_needed = radix_nodes_needed,
+	.insert = radix_insert,
+	.remove = radix_remove,
+	.lookup = radix_lookup,
+	.destroy = radix_destroy,
+};

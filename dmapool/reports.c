@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT OR GPL-2.0-only
+/*
+ * Reports: every detected problem becomes a struct dmapool_report, counted
+ * in its pool and handed to a sink.  A report never changes the pool.
+ */
+#include "pool.h"
+
+static const char *const kind_names[DMAPOOL_R_KINDS] = {
+	[DMAPOOL_R_DOUBLE_FREE] = "double-free",
+	[DMAPOOL_R_FREE_OUTSIDE] = "free-outside-pool",
+	[DMAPOOL_R_FREE_NOT_BLOCK] = "free-not-block-start",
+	[DMAPOOL_R_FREE_DMA_MISMATCH] = "free-dma-mismatch",
+	[DMAPOOL_R_FREE_WRONG_POOL] = "free-wrong-pool",
+	[DMAPOOL_R_STALE_HANDLE] = "stale-handle",
+	[DMAPOOL_R_BAD_HANDLE] = "bad-handle",
+	[DMAPOOL_R_NULL_POOL] = "null-pool",
+	[DMAPOOL_R_BAD_GEOMETRY] = "bad-geometry",
+	[DMAPOOL_R_DESTROY_BUSY] = "destroy-busy",
+	[DMAPOOL_R_DEVICE_WRITE_AFTER_FREE] = "device-write-after-free",
+	[DMAPOOL_R_DEVICE_OVERRUN] = "device-overrun",
+};
+
+const char *dmapool_report_kind_name(enum dmapool_report_kind k)
+{
+	if ((unsigned int)k >= DMAPOOL_R_KINDS || !kind_names[k])
+		return "unknown";
+	return kind_names[k];
+}
+
+/* The global sink and the count of reports that have no pool. */
+static dmapool_report_fn global_fn;
+static void *global_ctx;
+static uint64_t global_violations;
+
+void dmapool_set_report_handler(dmapool_report_fn fn, void *ctx)
+{
+	dp_irqflags_t f = dp_global_lock();
+
+	global_fn = fn;
+	global_ctx = ctx;
+	dp_global_unlock(f);
+}
+
+uint64_t dmapool_global_violations(void)
+{
+	return dp_os_atomic_read(&global_violations);
+}
+
+void dp_report_fill(struct dmapool *pool, struct dp_pending *p,
+		    enum dmapool_report_kind kind, const void *addr,
+		    dmapool_dma_t dma, const char *detail)
+{
+	dp_os_memset(p, 0, sizeof(*p));
+	p->r.kind = kind;
+	p->r.pool = pool;
+	p->r.pool_name = pool ? pool->name : "";
+	p->r.addr = addr;
+	p->r.dma = dma;
+	p->r.detail = detail;
+}
+
+static void dispatch(dmapool_report_fn fn, void *ctx, bool abort_after,
+		     const struct dmapool_report *r)
+{
+	if (!fn) {
+		dp_irqflags_t f = dp_global_lock();
+
+		fn = global_fn;
+		ctx = global_ctx;
+		dp_global_unlock(f);
+	}
+	if (fn)
+		fn(r, ctx);
+	else
+		dp_os_report_default(r);
+	if (abort_after)
+		dp_os_violation_abort(r);
+}
+
+void dp_report_deliver(struct dmapool *pool, struct dp_pending *p)
+{
+	dp_irqflags_t f = dp_lock(&pool->lock);
+
+	pool->violations++;
+	pool->by_kind[p->r.kind]++;
+	dp_unlock(&pool->lock, f);
+	if (p->owner[0])
+		p->r.owner_name = p->owner;
+	dispatch(pool->report, pool->report_ctx,
+		 pool->flags & DMAPOOL_OPT_ABORT_ON_VIOLATION, &p->r);
+}
+
+void dp_report_global(enum dmapool_report_kind kind, const void *addr,
+		      dmapool_dma_t dma, const char *detail)
+{
+	struct dp_pending p;
+
+	dp_report_fill(NULL, &p, kind, addr, dma, detail);
+	dp_os_atomic_inc(&global_violations);
+	dispatch(NULL, NULL, false, &p.r);
+}
+
+void dp_report_unknown_address(struct dmapool *pool, struct dp_pending *p,
+			       const void *addr, dmapool_dma_t dma)
+{
+	char owner[32];
+
+	if (dp_registry_owner(pool, addr, owner)) {
+		dp_report_fill(pool, p, DMAPOOL_R_FREE_WRONG_POOL, addr, dma,
+			       "address belongs to another pool");
+		dp_os_strscpy(p->owner, owner, sizeof(p->owner));
+	} else {
+		dp_report_fill(pool, p, DMAPOOL_R_FREE_OUTSIDE, addr, dma,
+			       "address is not inside any chunk of this pool");
+	}
+}

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: MIT OR GPL-2.0-only
+/*
+ * API semantics: alloc, zalloc, free, growth, exhaustion, reuse, stats,
+ * backends.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "testlib.h"
+
+static const size_t api_sizes[] = { 1, 16, 24, 64, 68, 200, 256, 1000,
+				    1024, 3000, 4096, 6000 };
+
+Test(api, zalloc_zeroes_every_byte)
+{
+	struct dmapool_dev *dev = tl_heap();
+	size_t i, k;
+
+	tl_reset();
+	for (i = 0; i < sizeof(api_sizes) / sizeof(api_sizes[0]); i++) {
+		struct dmapool *pool = tl_pool(dev, api_sizes[i], 0, 0);
+		struct dmapool_stats st;
+		void *v[64];
+		dmapool_dma_t d[64];
+
+		cr_assert_not_null(pool);
+		dmapool_get_stats(pool, &st);
+		/* Dirty blocks, free them, zalloc them back. */
+		for (k = 0; k < 64; k++) {
+			v[k] = dmapool_alloc(pool, 0, &d[k]);
+			cr_assert_not_null(v[k]);
+			memset(v[k], 0xa5, st.block_size);
+		}
+		for (k = 0; k < 64; k++)
+			dmapool_free(pool, v[k], d[k]);
+		for (k = 0; k < 64; k++) {
+			unsigned char *p = dmapool_zalloc(pool, 0, &d[k]);
+			size_t j;
+
+			cr_assert_not_null(p);
+			for (j = 0; j < st.block_size; j++)
+				cr_assert_eq(p[j], 0, "size %zu byte %zu",
+					     api_sizes[i], j);
+			v[k] = p;
+		}
+		for (k = 0; k < 64; k++)
+			dmapool_free(pool, v[k], d[k]);
+		dmapool_destroy(pool);
+	}
+	cr_assert_eq(tl_cap.n, 0);
+	dmapool_dev_put(dev);
+}
+
+Test(api, grows_across_many_chunks_and_accounts)
+{
+	struct dmapool_dev *dev = tl_heap();
+	struct dmapool *pool;
+	struct dmapool_stats st;
+	const size_t n = 20000;
+	void **v = calloc(n, sizeof(*v));
+	dmapool_dma_t *d = calloc(n, sizeof(*d));
+	size_t i;
+
+	tl_reset();
+	pool = tl_pool(dev, 64, 64, 0);
+	cr_assert_not_null(pool);
+	for (i = 0; i < n; i++) {
+		v[i] = dmapool_alloc(pool, 0, &d[i]);
+		cr_assert_not_null(v[i]);
+		memset(v[i], (int)i, 64);	/* the caller owns every byte */
+	}
+	dmapool_get_stats(pool, &st);
+	cr_assert_eq(st.blocks_in_use, n);
+	cr_assert_geq(st.blocks_total, n);
+	cr_assert_lt(st.blocks_total - n, st.blocks_per_chunk);
+	cr_assert_eq(st.blocks_total, st.chunks * st.blocks_per_chunk);
+	cr_assert_eq(st.dma_bytes, st.chunks * st.chunk_size);
+	cr_assert_gt(st.chunks, 100);
+	cr_assert_gt(st.meta_bytes, 0);
+	for (i = 0; i < n; i++) {
+		unsigned char *p = v[i];
+
+		cr_assert_eq(p[0], (unsigned char)i, "block %zu was overwritten", i);
+		cr_assert_eq(p[63], (unsigned char)i);
+	}
+	for (i = 0; i < n; i += 2)
+		dmapool_free(pool, v[i], d[i]);
+	for (i = 1; i < n; i += 2)
+		dmapool_free(pool, v[i], d[i]);
+	dmapool_get_stats(pool, &st);
+	cr_assert_eq(st.blocks_in_use, 0);
+	cr_assert_eq(st.violations, 0);
+	dmapool_destroy(pool);
+	free(v);
+	free(d);
+	dmapool_dev_put(dev);
+}
+
+Test(api, reuses_freed_blocks_before_growing)
+{
+	struct dmapool_dev *dev = tl_heap();
+	struct dmapool *pool;
+	struct dmapool_stats st;
+	void *v[1000];
+	dmapool_dma_t d[1000];
+	int round, i;
+
+	tl_reset();
+	pool = tl_pool(dev, 100, 4, 0);
+	cr_assert_not_null(pool);
+	for (round = 0; round < 50; round++) {
+		for (i = 0; i < 1000; i++)
+			cr_assert_not_null(v[i] = dmapool_alloc(pool, 0, &d[i]));
+		for (i = 999; i >= 0; i--)
+			dmapool_free(pool, v[i], d[i]);
+	}
+	dmapool_get_stats(pool, &st);
+	cr_assert_lt(st.blocks_total, 1000 + st.blocks_per_chunk);
+	cr_assert_eq(st.blocks_in_use, 0);
+	dmapool_destroy(pool);
+	dmapool_dev_put(dev);
+}
+
+Test(api, nogrow_exhausts_then_recovers)
+{
+	struct dmapool_dev *dev = tl_heap();
+	struct dmapool *pool;
+	struct dmapool_stats st;
+	void *v[64], *extra;
+	dmapool_dma_t d[64], de;
+	uint64_t i;
+
+	tl_reset();
+	pool = tl_pool(dev, 512, 0, 0);
+	cr_assert_not_null(pool);
+	cr_assert_null(dmapool_alloc(pool, DMAPOOL_GFP_NOGROW, &de),
+		       "an empty pool cannot serve without growing");
+	v[0] = dmapool_alloc(pool, 0, &d[0]);
+	cr_assert_not_null(v[0]);
+	dmapool_get_stats(pool, &st);
+	cr_assert_leq(st.blocks_per_chunk, 64);
+	for (i = 1; i < st.blocks_per_chunk; i++)
+		cr_assert_not_null(v[i] = dmapool_alloc(pool, DMAPOOL_GFP_NOGROW,
+							&d[i]));
+	cr_assert_null(dmapool_alloc(pool, DMAPOOL_GFP_NOGROW, &de));
+	dmapool_free(pool, v[0], d[0]);
+	extra = dmapool_alloc(pool, DMAPOOL_GFP_NOGROW, &de);
+	cr_assert_eq(extra, v[0], "the one free block is the one handed out");
+	cr_assert_eq(de, d[0]);
+	dmapool_get_stats(pool, &st);
+	cr_assert_eq(st.chunks, 1);
+	for (i = 0; i < st.blocks_per_chunk; i++)
+		dmapool_free(pool, v[i], d[i]);
+	cr_assert_eq(tl_cap.n, 0);
+	dmapool_destroy(pool);
+	dmapool_dev_put(dev);
+}
+
+/* A backend that fails on demand, or hands out memory it should not. */
+struct flaky {
+	int fail_after;		/* allocations that succeed; -1 = all */
+	int misalign;		/* hand out a misaligned chunk */
+	int allocs, frees;
+};
+
+static int flaky_alloc(struct dmapool_dev *dev, size_t size, size_t align,
+		       void **vaddr, dmapool_dma_t *dma)
+{
+	struct flaky *f = dmapool_dev_priv(dev);
+	char *p;
+
+	if (f->fail_after >= 0 && f->allocs >= f->fail_after)
+		return -12;
+	if (posix_memalign((void **)&p, align, size + align))
+		return -12;
+	f->allocs++;
+	*vaddr = p + (f->misalign ? 8 : 0);
+	*dma = (dmapool_dma_t)(uintptr_t)*vaddr + 0x1000000000000ull;
+	return 0;
+}
+
+static void flaky_free(struct dmapool_dev *dev, void *vaddr,
+		       dmapool_dma_t dma, size_t size)
+{
+	struct flaky *f = dmapool_dev_priv(dev);
+
+	f->frees++;
+	free((char *)vaddr - (f->misalign ? 8 : 0));
+}
+
+static const struct dmapool_dev_ops flaky_ops = {
+	.chunk_alloc = flaky_alloc,
+	.chunk_free = flaky_free,
+};
+
+Test(api, backend_failure_is_null_not_crash)
+{
+	struct flaky f = { .fail_after = 3 };
+	struct dmapool_dev *dev = dmapool_dev_new(&flaky_ops, &f);
+	struct dmapool *pool;
+	struct dmapool_stats st;
+	void *v[64 * 4];
+	dmapool_dma_t d[64 * 4];
+	int i, got = 0;
+
+	tl_reset();
+	pool = tl_pool(dev, 64, 64, 0);
+	cr_assert_not_null(pool);
+	for (i = 0; i < 64 * 4; i++) {
+		v[i] = dmapool_alloc(pool, 0, &d[i]);
+		if (v[i])
+			got++;
+	}
+	dmapool_get_stats(pool, &st);
+	cr_assert_eq(st.chunks, 3);
+	cr_assert_eq(got, 3 * st.blocks_per_chunk);
+	for (i = 0; i < 64 * 4; i++)
+		if (v[i])
+			dmapool_free(pool, v[i], d[i]);
+	dmapool_destroy(pool);
+	cr_assert_eq(f.frees, 3, "every chunk back to the backend");
+	cr_assert_eq(tl_cap.n, 0);
+	dmapool_dev_put(dev);
+}
+
+Test(api, misaligned_backend_chunk_is_refused)
+{
+	struct flaky f = { .fail_after = -1, .misalign = 1 };
+	struct dmapool_dev *dev = dmapool_dev_new(&flaky_ops, &f);
+	struct dmapool *pool;
+	dmapool_dma_t d;
+
+	tl_reset();
+	pool = tl_pool(dev, 64, 64, 0);
+	cr_assert_not_null(pool);
+	cr_assert_null(dmapool_alloc(pool, 0, &d));
+	cr_assert_eq(f.allocs, f.frees, "the refused chunk went back");
+	dmapool_destroy(pool);
+	dmapool_dev_put(dev);
+}
+
+Test(api, dev_new_rejects_incomplete_ops)
+{
+	static const struct dmapool_dev_ops none = { 0 };
+
+	cr_assert_null(dmapool_dev_new(NULL, NULL));
+	cr_assert_null(dmapool_dev_new(&none, NULL));
+}
+
+Test(api, pool_keeps_its_backend_alive)
+{
+	struct dmapool_dev *dev = tl_heap();
+	struct dmapool *pool;
+	dmapool_dma_t d;
+	void *v;
+
+	tl_reset();
+	pool = tl_pool(dev, 32, 0, 0);
+	dmapool_dev_put(dev);	/* the pool holds its own reference */
+	v = dmapool_alloc(pool, 0, &d);
+	cr_assert_not_null(v);
+	dmapool_free(pool, v, d);
+	dmapool_destroy(pool);
+}
+
+Test(api, shm_backend_is_visible_to_a_second_mapping)
+{
+	struct dmapool_dev *dev = dmapool_dev_shm();
+	struct dmapool *pool;
+	unsigned char *dev_view, *v;
+	dmapool_dma_t d;
+	size_t len;
+	int fd;
+
+	cr_assert_not_null(dev);
+	tl_reset();
+	pool = tl_pool(dev, 256, 256, 0);
+	cr_assert_not_null(pool);
+	v = dmapool_alloc(pool, 0, &d);
+	cr_assert_not_null(v);
+	cr_assert_geq(d, DMAPOOL_SHM_IOVA_BASE);
+	fd = dmapool_dev_shm_fd(dev);
+	len = dmapool_dev_shm_size(dev);
+	cr_assert_geq(fd, 0);
+	cr_assert_geq(len, d - DMAPOOL_SHM_IOVA_BASE + 256);
+	/* The "device" maps the file and addresses by dma. */
+	dev_view = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	cr_assert_neq(dev_view, MAP_FAILED);
+	dev_view[d - DMAPOOL_SHM_IOVA_BASE + 7] = 0x5a;
+	cr_assert_eq(v[7], 0x5a, "the device's write is seen by the host");
+	v[9] = 0x3c;
+	cr_assert_eq(dev_view[d - DMAPOOL_SHM_IOVA_BASE + 9], 0x3c);
+	munmap(dev_view, len);
+	dmapool_free(pool, v, d);
+	dmapool_destroy(pool);
+	dmapool_dev_put(dev);
+	cr_assert_eq(tl_cap.n, 0);
+	cr_assert_eq(dmapool_dev_shm_fd(NULL), -1);
+}
+
+Test(api, heap_dma_is_never_the_vaddr)
+{
+	struct dmapool_dev *dev = tl_heap();
+	struct dmapool *pool = tl_pool(dev, 4096, 4096, 0);
+	dmapool_dma_t d;
+	void *v = dmapool_alloc(pool, 0, &d);
+
+	cr_assert_not_null(v);
+	cr_assert_neq(d, (dmapool_dma_t)(uintptr_t)v);
+	cr_assert_eq(d % 4096, 0);
+	dmapool_free(pool, v, d);
+	dmapool_destroy(pool);
+	dmapool_dev_put(dev);
+}
+
+Test(api, report_kind_names_are_stable)
+{
+	cr_assert_str_eq(dmapool_report_kind_name(DMAPOOL_R_DOUBLE_FREE),
+			 "double-free");
+	cr_assert_str_eq(dmapool_report_kind_name(DMAPOOL_R_FREE_WRONG_POOL),
+			 "free-wrong-pool");
+	cr_assert_str_eq(dmapool_report_kind_name(DMAPOOL_R_DEVICE_WRITE_AFTER_FREE),
+			 "device-write-after-free");
+	cr_assert_str_eq(dmapool_report_kind_name(DMAPOOL_R_KINDS), "unknown");
+	cr_assert_str_eq(dmapool_report_kind_name((enum dmapool_report_kind)-1),
+			 "unknown");
+}
+
+Test(api, opts_are_validated)
+{
+	struct dmapool_dev *dev = tl_heap();
+	struct dmapool_opts o;
+
+	tl_reset();
+	dmapool_opts_init(&o);
+	o.reserved[2] = 1;
+	cr_assert_null(dmapool_create_opts("x", dev, 64, 0, 0, &o));
+	dmapool_opts_init(&o);
+	o.flags = 0x80000000u;
+	cr_assert_null(dmapool_create_opts("x", dev, 64, 0, 0, &o));
+	dmapool_opts_init(&o);
+	o.index = (enum dmapool_index_kind)77;
+	cr_assert_null(dmapool_create_opts("x", dev, 64, 0, 0, &o));
+	cr_assert_eq(tl_count(DMAPOOL_R_BAD_GEOMETRY), 3);
+	dmapool_dev_put(dev);
+}
+
+Test(api, stats_of_null_pool_are_zero)
+{
+	struct dmapool_stats st;
+
+	memset(&st, 0xff, sizeof(st));
+	dmapool_get_stats(NULL, &st);
+	cr_assert_eq(st.blocks_total, 0);
+	cr_assert_eq(st.violations, 0);
+	dmapool_destroy(NULL);	/* a no-op, like the kernel's */
+}
+
+Test(api, long_name_is_truncated_not_overflowed)
+{
+	struct dmapool_dev *dev = tl_heap();
+	char name[200];
+	struct dmapool *pool;
+
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = 0;
+	tl_reset();
+	pool = dmapool_create(name, dev, 64, 0, 0);
+	cr_assert_not_null(pool);
+	dmapool_destroy(pool);
+	pool = dmapool_create(NULL, dev, 64, 0, 0);
+	cr_assert_not_null(pool);
+	dmapool_destroy(pool);
+	dmapool_dev_put(dev);
+}
