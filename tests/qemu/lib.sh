@@ -190,6 +190,10 @@ qemu__stage_module()
 {
 	local stage=$1 ver=$2 root=$3 path=$4 rel dst
 
+	# modprobe -d / prints "//lib/...": squeeze slashes on both sides.
+	path=$(printf '%s' "$path" | tr -s /)
+	root=$(printf '%s' "$root" | tr -s /)
+	root=${root%/}
 	case $path in
 	"$root"/lib/modules/"$ver"/* | /lib/modules/"$ver"/*) ;;
 	*) qemu_die "module path '$path' is not under lib/modules/$ver" ;;
