@@ -261,6 +261,7 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t tmpfs tmpfs /tmp
 dmesg -n 7
+echo
 echo "QEMU-INIT: start $(uname -r)"
 sh /test.sh
 echo "QEMU-INIT: test script exit status $?"
@@ -400,6 +401,8 @@ qemu_boot()
 		rc=$?
 	fi
 	t1=$(date +%s.%N)
+	# The serial console writes CRLF: keep the log greppable with '$'.
+	sed -i 's/\r$//' "$log"
 	qemu_log "boot finished in $(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }")s wall, qemu status $rc"
 	case $rc in
 	0) ;;
@@ -444,8 +447,9 @@ qemu_check_log()
 	for m in "${markers[@]}"; do
 		grep -qF -- "$m" "$log" || missing+=("$m")
 	done
-	if grep -q '^QEMU-INIT: start' "$log"; then
-		st=$(sed -n 's/^QEMU-INIT: test script exit status \([0-9]*\).*/\1/p' "$log" | tail -n1)
+	# Unanchored: firmware escape sequences may precede the first line.
+	if grep -q 'QEMU-INIT: start' "$log"; then
+		st=$(sed -n 's/.*QEMU-INIT: test script exit status \([0-9]*\).*/\1/p' "$log" | tail -n1)
 		if [ -z "$st" ]; then
 			missing+=("QEMU-INIT: test script exit status (guest did not finish)")
 		elif [ "$st" != 0 ]; then
