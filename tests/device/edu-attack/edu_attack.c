@@ -25,6 +25,8 @@
  *   EDU-ATTACK: kernel dma_pool returned device-chosen address <a> (HIJACKED)
  *   EDU-ATTACK SUMMARY: PASS   (round trip correct and hijack observed)
  * Any unexpected result prints a line containing FAIL and the summary FAIL.
+ * Addresses are printed with %px on purpose: which address the pool hands
+ * out is the result. Test kernels only.
  */
 #include <linux/module.h>
 #include <linux/pci.h>
