@@ -239,8 +239,12 @@ qemu_initramfs()
 		qemu_die "$bb is dynamically linked; need busybox-static"
 	fi
 
-	stage=$(mktemp -d "${TMPDIR:-/tmp}/qemu-initramfs.XXXXXX") ||
-		qemu_die "mktemp failed"
+	# Staged next to the output: a failed build leaves it for inspection
+	# where the caller keeps its outputs, never in the shared /tmp.
+	mkdir -p "$(dirname "$out")" || qemu_die "cannot create $(dirname "$out")"
+	stage=$out.stage
+	rm -rf "$stage"
+	mkdir -p "$stage" || qemu_die "cannot create $stage"
 	mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,ko,etc}
 	cp "$bb" "$stage/bin/busybox" || qemu_die "cannot copy busybox"
 	# The kernel opens /dev/console before init; create it when we can
@@ -326,7 +330,6 @@ EOF
 			qemu_die "depmod -b $stage $kver failed"
 	fi
 
-	mkdir -p "$(dirname "$out")"
 	(cd "$stage" && find . | LC_ALL=C sort |
 		cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$out" ||
 		qemu_die "packing the initramfs into '$out' failed"
