@@ -6,6 +6,8 @@
  * free finds the chunk through the index, turns the address into a position
  * with arithmetic, and validates everything (invariant 3) before it flips a
  * bit.  Neither reads or writes the block itself: the state is out of line.
+ * Growth and every error path live in separate cold functions, so the hot
+ * paths stay short and keep few registers.
  */
 #include "pool.h"
 
@@ -26,39 +28,58 @@ struct dp_chunk *dp_take_block_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 	return dp_take_block(pool, pos);
 }
 
-void *dmapool_alloc(struct dmapool *pool, dmapool_gfp_t gfp,
-		    dmapool_dma_t *dma)
+/* The caller's part of an allocation, outside the lock. */
+static inline void *hand_out(struct dmapool *pool, struct dp_chunk *c,
+			     uint32_t pos, dmapool_gfp_t gfp,
+			     dmapool_dma_t *dma)
 {
-	struct dp_garbage gb = DP_GARBAGE_INIT;
-	struct dp_chunk *c;
-	dp_irqflags_t flags;
-	uint32_t pos;
-	size_t off;
-	void *vaddr;
-
-	if (DP_UNLIKELY(!pool)) {
-		dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0,
-				 "dmapool_alloc called with a NULL pool");
-		return NULL;
-	}
-	flags = dp_lock(&pool->lock);
-	c = dp_take_block(pool, &pos);
-	if (DP_UNLIKELY(!c))
-		c = dp_take_block_slow(pool, gfp, &pos, &flags, &gb);
-	dp_unlock(&pool->lock, flags);
-	if (DP_UNLIKELY(gb.list || gb.nodes))
-		dp_garbage_free(pool, &gb);
-	if (DP_UNLIKELY(!c))
-		return NULL;
-
 	/* The chunk cannot go away while it holds our block. */
-	off = dp_geo_offset(&pool->geo, pos);
-	vaddr = (void *)(c->vaddr + off);
+	size_t off = dp_geo_offset(&pool->geo, pos);
+	void *vaddr = (void *)(c->vaddr + off);
+
 	if (dma)
 		*dma = c->dma + off;
 	if (gfp & DMAPOOL_GFP_ZERO)
 		dp_os_memset(vaddr, 0, pool->geo.size);
 	return vaddr;
+}
+
+/* No free block: grow (lock held on entry, released on return). */
+static DP_NOINLINE void *alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
+				    dmapool_dma_t *dma, dp_irqflags_t flags)
+{
+	struct dp_garbage gb = DP_GARBAGE_INIT;
+	struct dp_chunk *c;
+	uint32_t pos;
+
+	c = dp_take_block_slow(pool, gfp, &pos, &flags, &gb);
+	dp_unlock(&pool->lock, flags);
+	dp_garbage_free(pool, &gb);
+	return c ? hand_out(pool, c, pos, gfp, dma) : NULL;
+}
+
+static DP_NOINLINE void *alloc_null(void)
+{
+	dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0,
+			 "dmapool_alloc called with a NULL pool");
+	return NULL;
+}
+
+void *dmapool_alloc(struct dmapool *pool, dmapool_gfp_t gfp,
+		    dmapool_dma_t *dma)
+{
+	struct dp_chunk *c;
+	dp_irqflags_t flags;
+	uint32_t pos;
+
+	if (DP_UNLIKELY(!pool))
+		return alloc_null();
+	flags = dp_lock(&pool->lock);
+	c = dp_take_block(pool, &pos);
+	if (DP_UNLIKELY(!c))
+		return alloc_slow(pool, gfp, dma, flags);
+	dp_unlock(&pool->lock, flags);
+	return hand_out(pool, c, pos, gfp, dma);
 }
 
 void *dmapool_zalloc(struct dmapool *pool, dmapool_gfp_t gfp,
@@ -68,71 +89,91 @@ void *dmapool_zalloc(struct dmapool *pool, dmapool_gfp_t gfp,
 }
 
 /*
- * Describe an offset that is not a block start: inside which block (if any)
- * it falls, and where.  Lock held.
+ * A free that failed validation: say why.  Lock held on entry (so nothing
+ * changes between the check and the report), released before delivery.
  */
-static void not_block_start(struct dmapool *pool, struct dp_pending *p,
-			    struct dp_chunk *c, size_t off, const void *vaddr,
-			    dmapool_dma_t dma)
+static DP_NOINLINE void free_bad(struct dmapool *pool, struct dp_chunk *c,
+				 void *vaddr, dmapool_dma_t dma,
+				 dp_irqflags_t flags)
 {
 	const struct dp_geometry *g = &pool->geo;
-	size_t seg = off >> g->seg_shift;
-	size_t in = off & (((size_t)1 << g->seg_shift) - 1);
-	size_t slot = in / g->stride;
-
-	dp_report_fill(pool, p, DMAPOOL_R_FREE_NOT_BLOCK, vaddr, dma,
-			  "address is inside the pool but not at a block start");
-	if (slot < g->per_seg) {
-		size_t start = (seg << g->seg_shift) + slot * g->stride;
-
-		p->r.block = (const void *)(c->vaddr + start);
-		p->r.block_dma = c->dma + start;
-		p->r.offset = off - start;
-	}
-}
-
-void dmapool_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
-{
 	const uintptr_t va = (uintptr_t)vaddr;
 	struct dp_pending p;
-	struct dp_chunk *c;
-	dp_irqflags_t flags;
+	size_t off, seg, in, slot, start;
 	uint32_t pos;
-	size_t off;
 
-	if (DP_UNLIKELY(!pool)) {
-		dp_report_global(DMAPOOL_R_NULL_POOL, vaddr, dma,
-				 "dmapool_free called with a NULL pool");
-		return;
-	}
-	flags = dp_lock(&pool->lock);
-	c = dp_index_lookup(&pool->index, va);
 	/* The index maps whole pages; a chunk may end inside its last one. */
-	if (DP_UNLIKELY(!c || va - c->vaddr >= pool->geo.chunk_size)) {
+	if (!c || va - c->vaddr >= g->chunk_size) {
 		dp_unlock(&pool->lock, flags);
 		dp_report_unknown_address(pool, &p, vaddr, dma);
 		dp_report_deliver(pool, &p);
 		return;
 	}
 	off = va - c->vaddr;
-	pos = dp_geo_position(&pool->geo, off);
-	if (DP_UNLIKELY(pos == DP_BAD_INDEX)) {
-		not_block_start(pool, &p, c, off, vaddr, dma);
-	} else if (DP_UNLIKELY(dp_chunk_is_free(c, pos))) {
+	if (!dp_geo_position(g, off, &pos)) {
+		dp_report_fill(pool, &p, DMAPOOL_R_FREE_NOT_BLOCK, vaddr, dma,
+			       "address is inside the pool but not at a block start");
+		seg = g->one_seg ? 0 : off >> g->seg_shift;
+		in = off - (seg << g->seg_shift);
+		slot = in / g->stride;
+		if (slot < g->per_seg) {
+			start = (seg << g->seg_shift) + slot * g->stride;
+			p.r.block = (const void *)(c->vaddr + start);
+			p.r.block_dma = c->dma + start;
+			p.r.offset = off - start;
+		}
+	} else if (!dp_chunk_is_allocated(c, g, pos)) {
 		dp_report_fill(pool, &p, DMAPOOL_R_DOUBLE_FREE, vaddr, dma,
-				  "block is already free");
-		p.r.block = vaddr;
-		p.r.block_dma = c->dma + off;
-	} else if (DP_UNLIKELY(c->dma + off != dma)) {
-		dp_report_fill(pool, &p, DMAPOOL_R_FREE_DMA_MISMATCH, vaddr,
-				  dma, "dma address does not belong to this block");
+			       dp_chunk_is_free(c, pos) ? "block is already free" :
+			       "block is already freed and held (quarantine or cache)");
 		p.r.block = vaddr;
 		p.r.block_dma = c->dma + off;
 	} else {
-		dp_put_block(pool, c, pos);
-		dp_unlock(&pool->lock, flags);
-		return;
+		dp_report_fill(pool, &p, DMAPOOL_R_FREE_DMA_MISMATCH, vaddr, dma,
+			       "dma address does not belong to this block");
+		p.r.block = vaddr;
+		p.r.block_dma = c->dma + off;
 	}
 	dp_unlock(&pool->lock, flags);
 	dp_report_deliver(pool, &p);
+}
+
+static DP_NOINLINE void free_null(void *vaddr, dmapool_dma_t dma)
+{
+	dp_report_global(DMAPOOL_R_NULL_POOL, vaddr, dma,
+			 "dmapool_free called with a NULL pool");
+}
+
+void dmapool_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
+{
+	const uintptr_t va = (uintptr_t)vaddr;
+	struct dp_chunk *c;
+	dp_irqflags_t flags;
+	uint32_t pos;
+	size_t off;
+
+	if (DP_UNLIKELY(!pool)) {
+		free_null(vaddr, dma);
+		return;
+	}
+	flags = dp_lock(&pool->lock);
+	c = dp_index_lookup(&pool->index, va);
+	/* Invariant 3: in this pool, at a block start, allocated, its dma. */
+	if (DP_LIKELY(c)) {
+		off = va - c->vaddr;
+		if (DP_LIKELY(off < pool->geo.chunk_size &&
+			      dp_geo_position(&pool->geo, off, &pos) &&
+			      c->dma + off == dma)) {
+			uint64_t *word = &c->map[1 + pos / 64];
+			uint64_t bit = (uint64_t)1 << (pos % 64);
+
+			if (DP_LIKELY(!(*word & bit) &&
+				      !dp_chunk_is_held(c, &pool->geo, pos))) {
+				dp_put_block(pool, c, pos);
+				dp_unlock(&pool->lock, flags);
+				return;
+			}
+		}
+	}
+	free_bad(pool, c, vaddr, dma, flags);
 }

@@ -9,11 +9,11 @@ void dp_chunk_init_map(struct dp_chunk *c, const struct dp_geometry *g)
 {
 	uint32_t pos;
 
-	dp_os_memset(c->map, 0, (1 + g->nwords) * sizeof(uint64_t));
+	dp_os_memset(c->map, 0,
+		     (1 + g->nwords + g->held_words) * sizeof(uint64_t));
 	for (pos = 0; pos < g->nbits; pos++)
 		if (dp_geo_valid_position(g, pos))
 			dp_chunk_put(c, pos);
-	c->nfree = g->blocks;
 }
 
 struct dp_chunk *dp_chunk_create(struct dmapool *pool, dmapool_gfp_t gfp)

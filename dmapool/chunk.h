@@ -21,15 +21,23 @@
 struct dp_chunk {
 	uintptr_t vaddr;		/* start of the DMA memory */
 	dmapool_dma_t dma;		/* its bus address */
-	struct dp_chunk *next, *prev;	/* pool->avail while nfree > 0 */
-	uint32_t nfree;			/* free blocks */
+	struct dp_chunk *next, *prev;	/* pool->avail while a block is free */
 	uint32_t id;			/* slot in pool->slots, named by handles */
-	uint64_t map[];			/* summary word, then nwords words */
+	uint32_t spare;
+	uint64_t map[];			/* summary word, nwords free words,
+					 * held_words held words */
 };
 
 static inline size_t dp_chunk_meta_size(const struct dp_geometry *g)
 {
-	return sizeof(struct dp_chunk) + (1 + g->nwords) * sizeof(uint64_t);
+	return sizeof(struct dp_chunk) +
+	       (1 + g->nwords + g->held_words) * sizeof(uint64_t);
+}
+
+/* Does the chunk have no free block left? */
+static inline bool dp_chunk_full(const struct dp_chunk *c)
+{
+	return !c->map[0];
 }
 
 /* Take the lowest free position; the chunk must have one. */
@@ -43,11 +51,10 @@ static inline uint32_t dp_chunk_take_first(struct dp_chunk *c)
 	c->map[1 + w] = word;
 	if (!word)
 		c->map[0] &= ~((uint64_t)1 << w);
-	c->nfree--;
 	return w * 64 + b;
 }
 
-/* Take a given free position (randomized placement, tests). */
+/* Take a given free position (randomized placement). */
 static inline void dp_chunk_take(struct dp_chunk *c, uint32_t pos)
 {
 	uint32_t w = pos / 64;
@@ -55,7 +62,6 @@ static inline void dp_chunk_take(struct dp_chunk *c, uint32_t pos)
 	c->map[1 + w] &= ~((uint64_t)1 << (pos % 64));
 	if (!c->map[1 + w])
 		c->map[0] &= ~((uint64_t)1 << w);
-	c->nfree--;
 }
 
 static inline bool dp_chunk_is_free(const struct dp_chunk *c, uint32_t pos)
@@ -63,13 +69,57 @@ static inline bool dp_chunk_is_free(const struct dp_chunk *c, uint32_t pos)
 	return (c->map[1 + pos / 64] >> (pos % 64)) & 1;
 }
 
-static inline void dp_chunk_put(struct dp_chunk *c, uint32_t pos)
+/* Mark @pos free; true when the chunk was full until now. */
+static inline bool dp_chunk_put(struct dp_chunk *c, uint32_t pos)
 {
 	uint32_t w = pos / 64;
+	uint64_t word = c->map[1 + w];
+	bool was_full = false;
 
-	c->map[1 + w] |= (uint64_t)1 << (pos % 64);
-	c->map[0] |= (uint64_t)1 << w;
-	c->nfree++;
+	c->map[1 + w] = word | (uint64_t)1 << (pos % 64);
+	if (!word) {
+		was_full = !c->map[0];
+		c->map[0] |= (uint64_t)1 << w;
+	}
+	return was_full;
+}
+
+static inline bool dp_chunk_is_held(const struct dp_chunk *c,
+				    const struct dp_geometry *g, uint32_t pos)
+{
+	return g->held_words &&
+	       ((c->map[1 + g->nwords + pos / 64] >> (pos % 64)) & 1);
+}
+
+static inline void dp_chunk_hold(struct dp_chunk *c,
+				 const struct dp_geometry *g, uint32_t pos)
+{
+	c->map[1 + g->nwords + pos / 64] |= (uint64_t)1 << (pos % 64);
+}
+
+static inline void dp_chunk_unhold(struct dp_chunk *c,
+				   const struct dp_geometry *g, uint32_t pos)
+{
+	c->map[1 + g->nwords + pos / 64] &= ~((uint64_t)1 << (pos % 64));
+}
+
+/* Is the block at @pos allocated to a caller right now? */
+static inline bool dp_chunk_is_allocated(const struct dp_chunk *c,
+					 const struct dp_geometry *g,
+					 uint32_t pos)
+{
+	return !dp_chunk_is_free(c, pos) && !dp_chunk_is_held(c, g, pos);
+}
+
+/* Blocks allocated to callers (not on a hot path). */
+static inline uint32_t dp_chunk_allocated_count(const struct dp_chunk *c,
+						const struct dp_geometry *g)
+{
+	uint32_t w, n = 0;
+
+	for (w = 0; w < g->nwords + g->held_words; w++)
+		n += (uint32_t)__builtin_popcountll(c->map[1 + w]);
+	return g->blocks - n;
 }
 
 /* Mark every block of a new chunk free. */

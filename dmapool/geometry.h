@@ -23,7 +23,6 @@
 
 #define DP_MAX_BLOCKS_PER_CHUNK	4096u	/* 64 bitmap words + 1 summary word */
 #define DP_MAX_CHUNK_SIZE	(1u << 30)
-#define DP_BAD_INDEX		0xffffffffu
 
 struct dp_geometry {
 	uint32_t size;		/* block size after rounding to align */
@@ -36,10 +35,13 @@ struct dp_geometry {
 	uint32_t blocks;	/* blocks per chunk */
 	uint32_t nbits;		/* bitmap positions per chunk */
 	uint32_t nwords;	/* 64-bit bitmap words (without the summary) */
+	uint32_t held_words;	/* 0, or nwords when blocks can be held
+				 * (set by the pool, not by geometry) */
 	uint64_t recip;		/* ceil(2^32 / stride) */
 	size_t chunk_size;
 	size_t chunk_align;	/* what the backend must align chunks to */
 	uint32_t page_shift;
+	bool one_seg;		/* no block can cross the boundary */
 };
 
 /*
@@ -53,25 +55,37 @@ const char *dp_geometry_init(struct dp_geometry *g, size_t size, size_t align,
 /* Offset of the block at bitmap position @pos. */
 static inline size_t dp_geo_offset(const struct dp_geometry *g, uint32_t pos)
 {
-	size_t seg = pos >> g->seg_bits;
-	size_t slot = pos & ((1u << g->seg_bits) - 1);
+	size_t seg, slot;
 
+	if (DP_LIKELY(g->one_seg))
+		return (size_t)pos * g->stride;
+	seg = pos >> g->seg_bits;
+	slot = pos & ((1u << g->seg_bits) - 1);
 	return (seg << g->seg_shift) + slot * g->stride;
 }
 
 /*
- * Bitmap position of the block starting at @off (< chunk_size), or
- * DP_BAD_INDEX when @off is not the start of a block.
+ * Bitmap position of the block starting at @off (which must be below
+ * chunk_size) in *pos; false when @off is not the start of a block.
  */
-static inline uint32_t dp_geo_position(const struct dp_geometry *g, size_t off)
+static inline bool dp_geo_position(const struct dp_geometry *g, size_t off,
+				   uint32_t *pos)
 {
-	uint64_t seg = off >> g->seg_shift;
-	uint64_t in = off & (((uint64_t)1 << g->seg_shift) - 1);
-	uint64_t slot = (in * g->recip) >> 32;
+	uint64_t seg, in, slot;
 
+	if (DP_LIKELY(g->one_seg)) {
+		/* off < chunk_size = per_seg * stride bounds the slot. */
+		slot = (off * g->recip) >> 32;
+		*pos = (uint32_t)slot;
+		return slot * g->stride == off;
+	}
+	seg = off >> g->seg_shift;
+	in = off & (((uint64_t)1 << g->seg_shift) - 1);
+	slot = (in * g->recip) >> 32;
 	if (DP_UNLIKELY(slot * g->stride != in || slot >= g->per_seg))
-		return DP_BAD_INDEX;
-	return (uint32_t)(seg << g->seg_bits | slot);
+		return false;
+	*pos = (uint32_t)(seg << g->seg_bits | slot);
+	return true;
 }
 
 /* Is @pos a position that holds a block (not a hole between segments)? */

@@ -142,7 +142,7 @@ void dmapool_free_block(struct dmapool *pool, struct dmapool_block blk)
 		p.r.block = blk.vaddr;
 		p.r.block_dma = c->dma + off;
 		p.r.handle = h;
-	} else if (DP_UNLIKELY(dp_chunk_is_free(c, pos))) {
+	} else if (DP_UNLIKELY(!dp_chunk_is_allocated(c, &pool->geo, pos))) {
 		dp_report_fill(pool, &p, DMAPOOL_R_DOUBLE_FREE, blk.vaddr,
 				  blk.dma, "block is already free");
 		p.r.block = blk.vaddr;

@@ -13,6 +13,7 @@ int dp_index_init(struct dp_index *ix, enum dmapool_index_kind kind,
 	switch (kind) {
 	case DMAPOOL_INDEX_RADIX:
 		ix->ops = &dp_radix_ops;
+		ix->radix = true;
 		return 0;
 	default:
 		return -1;

@@ -58,6 +58,7 @@ struct dp_radix {
 
 struct dp_index {
 	const struct dp_index_ops *ops;
+	bool radix;			/* ops == &dp_radix_ops, for the hot path */
 	uint32_t page_shift;
 	size_t nodes;			/* live nodes, for meta_bytes */
 	void *spare;			/* spare nodes, linked by first word */
@@ -90,7 +91,7 @@ static inline struct dp_chunk *dp_radix_lookup(const struct dp_radix *r,
 static inline struct dp_chunk *dp_index_lookup(const struct dp_index *ix,
 					       uintptr_t addr)
 {
-	if (DP_LIKELY(ix->ops == &dp_radix_ops))
+	if (DP_LIKELY(ix->radix))
 		return dp_radix_lookup(&ix->u.radix, addr >> ix->page_shift);
 	return ix->ops->lookup(ix, addr);
 }

@@ -11,6 +11,7 @@
  *
  *  types     uint8_t..uint64_t, uintptr_t, size_t, bool, true, false, NULL
  *  DP_LIKELY(x), DP_UNLIKELY(x)
+ *  DP_NOINLINE                a cold function kept out of its caller
  *  DP_WARN_ON(cond)           internal-bug check; evaluates to cond
  *  DP_ASSERT(cond)            compiled out unless debugging
  *

@@ -122,7 +122,8 @@ void dmapool_destroy(struct dmapool *pool)
 		if (pool->slots[id].gen)
 			dp_os_host_free(pool->slots[id].gen, dp_gen_bytes(pool));
 		if (c)
-			dp_chunk_destroy(pool, c, c->nfree == pool->geo.blocks);
+			dp_chunk_destroy(pool, c,
+					 !dp_chunk_allocated_count(c, &pool->geo));
 	}
 	dp_index_fini(&pool->index);
 	if (pool->slots)

@@ -134,7 +134,7 @@ static inline struct dp_chunk *dp_take_block(struct dmapool *pool,
 	if (DP_UNLIKELY(!c))
 		return NULL;
 	*pos = dp_chunk_take_first(c);
-	if (!c->nfree)
+	if (dp_chunk_full(c))
 		dp_avail_del(pool, c);
 	pool->in_use++;
 	return c;
@@ -175,8 +175,7 @@ static inline void dp_put_block(struct dmapool *pool, struct dp_chunk *c,
 				uint32_t pos)
 {
 	dp_gen_bump(pool, c, pos);
-	dp_chunk_put(c, pos);
-	if (c->nfree == 1)
+	if (dp_chunk_put(c, pos))
 		dp_avail_push(pool, c);
 	pool->in_use--;
 }

@@ -1,25 +1,57 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0-only
 /*
- * The heap backend: chunks are ordinary host memory.  The bus address is
- * the virtual address moved above the user address space, so it is never
+ * The heap backend: chunks are ordinary host memory, each its own anonymous
+ * mapping (like DMA memory, page-granular and page-aligned; unlike
+ * posix_memalign, no slack page between chunks, and neighbouring chunks sit
+ * next to each other, which keeps the radix index shallow).  The bus address
+ * is the virtual address moved above the user address space, so it is never
  * equal to the vaddr (code that mixes them up is caught) and keeps every
  * alignment the vaddr has.
  */
-#define _POSIX_C_SOURCE 200809L
-#include <stdlib.h>
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "dev.h"
 
 #define HEAP_DMA_OFFSET	0xd0000000000000ull
 
+/* @size bytes of fresh zeroed memory aligned to @align (a power of two). */
+static void *map_aligned(size_t size, size_t align)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), span;
+	uintptr_t base, start;
+	void *p;
+
+	if (align <= page) {
+		p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		return p == MAP_FAILED ? NULL : p;
+	}
+	span = size + align - page;
+	p = mmap(NULL, span, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	base = (uintptr_t)p;
+	start = (base + align - 1) & ~(uintptr_t)(align - 1);
+	if (start > base)
+		munmap(p, start - base);
+	if (base + span > start + size)
+		munmap((void *)(start + size), base + span - (start + size));
+	return (void *)start;
+}
+
 static int heap_alloc(struct dmapool_dev *dev, size_t size, size_t align,
 		      void **vaddr, dmapool_dma_t *dma)
 {
-	void *p;
+	void *p = map_aligned(size, align);
 
 	(void)dev;
-	if (posix_memalign(&p, align, size))
-		return -12;	/* ENOMEM */
+	if (!p)
+		return -ENOMEM;
 	*vaddr = p;
 	*dma = (dmapool_dma_t)(uintptr_t)p + HEAP_DMA_OFFSET;
 	return 0;
@@ -30,8 +62,7 @@ static void heap_free(struct dmapool_dev *dev, void *vaddr, dmapool_dma_t dma,
 {
 	(void)dev;
 	(void)dma;
-	(void)size;
-	free(vaddr);
+	munmap(vaddr, size);
 }
 
 static const struct dmapool_dev_ops heap_ops = {

@@ -20,6 +20,7 @@
 
 #define DP_LIKELY(x)	__builtin_expect(!!(x), 1)
 #define DP_UNLIKELY(x)	__builtin_expect(!!(x), 0)
+#define DP_NOINLINE	__attribute__((noinline, cold))
 
 void dp_os_warn(const char *file, int line, const char *cond);
 static inline bool dp_warn_check(bool c, const char *file, int line,
