@@ -144,16 +144,6 @@ static inline uint32_t dp_chunk_allocated_count(const struct dp_chunk *c,
 	return g->blocks - n;
 }
 
-/* Free blocks in the bitmap (held ones are not free). */
-static inline uint32_t dp_chunk_free_count(const struct dp_chunk *c,
-					   const struct dp_geometry *g)
-{
-	uint32_t w, n = 0;
-
-	for (w = 0; w < g->nwords; w++)
-		n += (uint32_t)__builtin_popcountll(c->map[1 + w]);
-	return n;
-}
 
 /* Mark every block of a new chunk free. */
 void dp_chunk_init_map(struct dp_chunk *c, const struct dp_geometry *g);

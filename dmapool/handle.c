@@ -30,7 +30,8 @@ static bool enable_handles(struct dmapool *pool, dmapool_gfp_t gfp,
 		if (id == pool->nslots) {
 			/* Thread-cache frees read it without the lock. */
 			DP_WRITE_ONCE(pool->handles, true);
-			pool->handle_fast = !pool->special;
+			/* The index kind does not matter: handles need no lookup. */
+			pool->handle_fast = !pool->tcache && !pool->auto_shrink;
 			return true;
 		}
 		dp_unlock(&pool->lock, *flags);

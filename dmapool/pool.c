@@ -87,7 +87,14 @@ struct dmapool *dmapool_create_opts(const char *name, struct dmapool_dev *dev,
 	pool->auto_shrink = opts->flags & DMAPOOL_OPT_AUTO_SHRINK;
 	pool->special = !pool->index.radix || pool->tcache || pool->auto_shrink;
 	pool->reserve = opts->reserve_chunks;
-	pool->full_summary = dp_full_summary(&pool->geo);
+	pool->full_map = dp_full_map_new(&pool->geo);
+	if (!pool->full_map) {
+		if (pool->tcache)
+			dp_os_local_fini(&pool->local);
+		dp_index_fini(&pool->index);
+		dp_os_host_free(pool, sizeof(*pool));
+		return NULL;
+	}
 	pool->flags = opts->flags;
 	pool->report = opts->report;
 	pool->report_ctx = opts->report_ctx;
@@ -150,6 +157,7 @@ void dmapool_destroy(struct dmapool *pool)
 	if (pool->slots)
 		dp_os_host_free(pool->slots,
 				pool->slot_cap * sizeof(*pool->slots));
+	dp_os_host_free(pool->full_map, dp_full_map_bytes(&pool->geo));
 	dp_os_dev_put(pool->dev);
 	dp_lock_fini(&pool->lock);
 	dp_os_host_free(pool, sizeof(*pool));
@@ -180,7 +188,7 @@ void dmapool_get_stats(const struct dmapool *cpool, struct dmapool_stats *st)
 	st->chunks = pool->nchunks;
 	st->blocks_total = pool->nchunks * g->blocks;
 	st->dma_bytes = pool->nchunks * g->chunk_size;
-	st->meta_bytes = sizeof(*pool) +
+	st->meta_bytes = sizeof(*pool) + dp_full_map_bytes(g) +
 			 pool->nchunks * dp_chunk_meta_size(g) +
 			 pool->slot_cap * sizeof(struct dp_slot) +
 			 gens * dp_gen_bytes(pool) +

@@ -47,7 +47,8 @@ struct dmapool {
 	bool auto_shrink;		/* DMAPOOL_OPT_AUTO_SHRINK */
 	bool dying;			/* in dmapool_destroy */
 	size_t reserve;			/* empty chunks shrink keeps */
-	uint64_t full_summary;		/* map[0] of a chunk with all free */
+	uint64_t *full_map;		/* map[] of a chunk with every block
+					 * free, summary word first */
 	uint64_t chunks_released;
 };
 
@@ -217,10 +218,26 @@ void dp_tc_stats(struct dmapool *pool, uint64_t *cached, uint64_t *bytes);
 static inline bool dp_chunk_is_empty(const struct dmapool *pool,
 				     const struct dp_chunk *c)
 {
-	return c->map[0] == pool->full_summary &&
-	       dp_chunk_free_count(c, &pool->geo) == pool->geo.blocks;
+	uint32_t w;
+
+	for (w = 0; w <= pool->geo.nwords; w++)
+		if (c->map[w] != pool->full_map[w])
+			return false;
+	return true;
 }
-uint64_t dp_full_summary(const struct dp_geometry *g);
+
+/* After @pos went free: did its chunk just empty?  Mostly one compare. */
+static inline bool dp_chunk_emptied(const struct dmapool *pool,
+				    const struct dp_chunk *c, uint32_t pos)
+{
+	uint32_t w = 1 + pos / 64;
+
+	return c->map[w] == pool->full_map[w] && dp_chunk_is_empty(pool, c);
+}
+
+/* The bitmap of an empty chunk; NULL when out of memory. */
+uint64_t *dp_full_map_new(const struct dp_geometry *g);
+size_t dp_full_map_bytes(const struct dp_geometry *g);
 /*
  * Release empty chunks beyond @keep, keeping @hot if it is one of them (it
  * is compared, never dereferenced); the lock is NOT held.  Returns how many

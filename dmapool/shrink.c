@@ -18,15 +18,24 @@
  */
 #include "pool.h"
 
-uint64_t dp_full_summary(const struct dp_geometry *g)
+size_t dp_full_map_bytes(const struct dp_geometry *g)
 {
-	uint64_t sum = 0;
+	return (1 + g->nwords) * sizeof(uint64_t);
+}
+
+uint64_t *dp_full_map_new(const struct dp_geometry *g)
+{
+	uint64_t *map = dp_os_host_zalloc(dp_full_map_bytes(g), 0);
 	uint32_t pos;
 
+	if (!map)
+		return NULL;
 	for (pos = 0; pos < g->nbits; pos++)
-		if (dp_geo_valid_position(g, pos))
-			sum |= (uint64_t)1 << (pos / 64);
-	return sum;
+		if (dp_geo_valid_position(g, pos)) {
+			map[1 + pos / 64] |= (uint64_t)1 << (pos % 64);
+			map[0] |= (uint64_t)1 << (pos / 64);
+		}
+	return map;
 }
 
 /* Lock held. */

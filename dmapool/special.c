@@ -16,7 +16,7 @@ bool dp_put_special(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
 				     dp_chunk_held_word(c, &pool->geo, pos)))
 		return false;
 	dp_put_block(pool, c, pos);
-	*shrink = pool->auto_shrink && dp_chunk_is_empty(pool, c);
+	*shrink = pool->auto_shrink && dp_chunk_emptied(pool, c, pos);
 	return true;
 }
 

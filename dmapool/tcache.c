@@ -59,11 +59,12 @@ static const struct dp_chunk *tc_flush_locked(struct dmapool *pool,
 
 	for (i = 0; i < k; i++) {
 		struct dp_chunk *c = tc->e[i].c;
+		uint32_t pos = tc->e[i].pos;
 
-		if (dp_chunk_put(c, tc->e[i].pos))
+		if (dp_chunk_put(c, pos))
 			dp_avail_push(pool, c);
 		pool->in_use--;
-		if (pool->auto_shrink && dp_chunk_is_empty(pool, c))
+		if (pool->auto_shrink && dp_chunk_emptied(pool, c, pos))
 			shrink = c;
 	}
 	for (i = k; i < n; i++)
