@@ -14,7 +14,9 @@
  * ThreadSanitizer cannot see a grace period (liburcu is not instrumented and
  * waits with membarrier and futexes), so in TSan builds every read unlock
  * releases a sync object that every deferred free and synchronize acquires:
- * exactly the ordering a grace period provides.
+ * exactly the ordering a grace period provides.  Nor does it see liburcu's
+ * queue hand a callback to its worker thread: dp_call_rcu releases on the
+ * head, the callback acquires it.
  */
 #include <stddef.h>
 
@@ -42,16 +44,21 @@ static void grace_acquire(void)
 {
 	__tsan_acquire(&grace_sync);
 }
+#define tsan_release(p)	__tsan_release(p)
+#define tsan_acquire(p)	__tsan_acquire(p)
 #else
 static void grace_acquire(void)
 {
 }
+#define tsan_release(p)	((void)(p))
+#define tsan_acquire(p)	((void)(p))
 #endif
 
 static void run_callback(struct rcu_head *rh)
 {
 	struct dp_rcu_head *head = (struct dp_rcu_head *)(void *)rh;
 
+	tsan_acquire(head);
 	grace_acquire();
 	head->fn(head);
 }
@@ -59,6 +66,7 @@ static void run_callback(struct rcu_head *rh)
 void dp_call_rcu(struct dp_rcu_head *head, void (*fn)(struct dp_rcu_head *))
 {
 	head->fn = fn;
+	tsan_release(head);
 	urcu_bp_call_rcu((struct rcu_head *)(void *)head->urcu, run_callback);
 }
 
