@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -387,20 +388,31 @@ static int fake_unmap(struct vfio_iommu_type1_dma_unmap *u)
 	return 0;
 }
 
+/* The kernel serializes a container's ioctls with its own lock. */
+static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int fake_ioctl(int fd, unsigned long req, void *arg)
 {
+	int ret;
+
 	if (fd != FAKE_FD)
 		return -EBADF;
+	pthread_mutex_lock(&fake_lock);
 	switch (req) {
 	case VFIO_IOMMU_GET_INFO:
-		return fake_info(arg);
+		ret = fake_info(arg);
+		break;
 	case VFIO_IOMMU_MAP_DMA:
-		return fake_map(arg);
+		ret = fake_map(arg);
+		break;
 	case VFIO_IOMMU_UNMAP_DMA:
-		return fake_unmap(arg);
+		ret = fake_unmap(arg);
+		break;
 	default:
-		return -ENOTTY;
+		ret = -ENOTTY;
 	}
+	pthread_mutex_unlock(&fake_lock);
+	return ret;
 }
 
 static struct dmapool_dev *fake_dev(uint64_t base, uint64_t size,
@@ -832,4 +844,60 @@ Test(vfio_backend, busy_destroy_keeps_chunks_mapped)
 	dmapool_dev_put(dev);
 	cr_assert_eq(fk.nmaps, 1, "not even when the dev goes");
 	cr_assert(mapped(v, 64));
+}
+
+/* Several threads, each with its own pools, share one VFIO dev. */
+#define THREADS		4
+#define ROUNDS		40
+
+static void *churn(void *arg)
+{
+	struct dmapool_dev *dev = arg;
+	struct dmapool *pool;
+	dmapool_dma_t d[6];
+	void *v[6];
+	int r, i;
+
+	for (r = 0; r < ROUNDS; r++) {
+		pool = dmapool_create("churn", dev, 4096, 0, 0);
+		if (!pool)
+			return (void *)1;
+		for (i = 0; i < 6; i++) {
+			v[i] = dmapool_alloc(pool, 0, &d[i]);
+			if (!v[i])
+				return (void *)2;
+			memset(v[i], r, 4096);
+		}
+		for (i = 0; i < 6; i++)
+			dmapool_free(pool, v[i], d[i]);
+		dmapool_destroy(pool);
+	}
+	return NULL;
+}
+
+Test(vfio_backend, threads_share_one_dev)
+{
+	pthread_t t[THREADS];
+	struct dmapool_dev *dev;
+	struct dmapool_vfio_info vi;
+	void *ret;
+	int i;
+
+	fake_reset();
+	dev = fake_dev(0x9000000, THREADS * 6 * PG, DMAPOOL_VFIO_QUERY_IOMMU, 0);
+	for (i = 0; i < THREADS; i++)
+		cr_assert_eq(pthread_create(&t[i], NULL, churn, dev), 0);
+	for (i = 0; i < THREADS; i++) {
+		cr_assert_eq(pthread_join(t[i], &ret), 0);
+		cr_assert_null(ret, "thread %d failed at step %p: %s", i, ret,
+			       vinfo(dev).last_error_msg);
+	}
+	vi = vinfo(dev);
+	cr_assert_eq(vi.maps, THREADS * ROUNDS * 6);
+	cr_assert_eq(vi.unmaps, vi.maps);
+	cr_assert_eq(vi.map_failures + vi.unmap_failures, 0);
+	cr_assert_eq(vi.iova_mapped, 0);
+	cr_assert_eq(fk.nmaps, 0);
+	cr_assert_eq(fk.order_violations, 0);
+	dmapool_dev_put(dev);
 }
