@@ -24,7 +24,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +45,7 @@ struct vfio_backend {
 	pthread_mutex_t lock;		/* everything below */
 	dp_vfio_ioctl_fn io;
 	int container;
+	bool own_fd;			/* close container at release */
 	unsigned int flags;
 	uint64_t base, size, max_chunks;
 	uint64_t granule, pgsizes;
@@ -236,6 +239,8 @@ static void vfio_release(struct dmapool_dev *dev)
 {
 	struct vfio_backend *b = dmapool_dev_priv(dev);
 
+	if (b->own_fd)
+		close(b->container);
 	dp_iova_fini(&b->iova);
 	pthread_mutex_destroy(&b->lock);
 	free(b);
@@ -312,7 +317,8 @@ out:
 }
 
 int dp_dev_vfio_create_io(const struct dmapool_vfio_cfg *cfg,
-			  dp_vfio_ioctl_fn io, struct dmapool_dev **devp)
+			  dp_vfio_ioctl_fn io, bool own_fd,
+			  struct dmapool_dev **devp)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	struct vfio_backend *b;
@@ -332,6 +338,7 @@ int dp_dev_vfio_create_io(const struct dmapool_vfio_cfg *cfg,
 		return -ENOMEM;
 	b->io = io;
 	b->container = cfg->container_fd;
+	b->own_fd = own_fd;
 	b->flags = cfg->flags;
 	b->base = cfg->iova_base;
 	b->size = cfg->iova_size;
@@ -357,10 +364,34 @@ int dp_dev_vfio_create_io(const struct dmapool_vfio_cfg *cfg,
 	return 0;
 }
 
+/*
+ * The backend keeps a duplicate of the container fd: the container (and
+ * the mappings of live chunks) then lasts as long as the dev, and an fd
+ * number the application closes and reuses can never reach another file.
+ */
 int dmapool_dev_vfio_create(const struct dmapool_vfio_cfg *cfg,
 			    struct dmapool_dev **devp)
 {
-	return dp_dev_vfio_create_io(cfg, dp_vfio_sys_ioctl, devp);
+	struct dmapool_vfio_cfg mine;
+	int ret;
+
+	if (!cfg || !devp) {
+		if (devp)
+			*devp = NULL;
+		return -EINVAL;
+	}
+	mine = *cfg;
+	if (cfg->container_fd >= 0) {
+		mine.container_fd = fcntl(cfg->container_fd, F_DUPFD_CLOEXEC, 3);
+		if (mine.container_fd < 0) {
+			*devp = NULL;
+			return -errno;
+		}
+	}
+	ret = dp_dev_vfio_create_io(&mine, dp_vfio_sys_ioctl, true, devp);
+	if (ret && mine.container_fd >= 0)
+		close(mine.container_fd);
+	return ret;
 }
 
 struct dmapool_dev *dmapool_dev_vfio(int container_fd, uint64_t iova_base,

@@ -7,11 +7,15 @@
 #ifndef DMAPOOL_COMPAT_USER_DEV_VFIO_H
 #define DMAPOOL_COMPAT_USER_DEV_VFIO_H
 
+#include <stdbool.h>
+
 #include <dmapool/dmapool.h>
 
 #include "vfio_type1.h"
 
+/* @own_fd: close cfg->container_fd when the dev goes. */
 int dp_dev_vfio_create_io(const struct dmapool_vfio_cfg *cfg,
-			  dp_vfio_ioctl_fn io, struct dmapool_dev **devp);
+			  dp_vfio_ioctl_fn io, bool own_fd,
+			  struct dmapool_dev **devp);
 
 #endif /* DMAPOOL_COMPAT_USER_DEV_VFIO_H */

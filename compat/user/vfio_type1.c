@@ -63,7 +63,7 @@ static void parse_caps(const uint8_t *buf, size_t len, uint32_t off,
 /*
  * seen: EINVAL on a container whose IOMMU is not set yet (the container
  * answers every unknown ioctl with EINVAL until VFIO_SET_IOMMU); ENOTTY
- * on an fd that is not a VFIO container; EBADF on a closed fd.
+ * on an fd that is not a VFIO container (/dev/null).
  */
 int dp_vfio_iommu_info(dp_vfio_ioctl_fn io, int container,
 		       struct dp_vfio_iommu_info *info)

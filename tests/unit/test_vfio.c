@@ -11,6 +11,7 @@
  * The real kernel path is tests/device (edu behind emulated VT-d).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -426,7 +427,7 @@ static struct dmapool_dev *fake_dev(uint64_t base, uint64_t size,
 		.max_chunks = max_chunks,
 	};
 	struct dmapool_dev *dev = NULL;
-	int ret = dp_dev_vfio_create_io(&cfg, fake_ioctl, &dev);
+	int ret = dp_dev_vfio_create_io(&cfg, fake_ioctl, false, &dev);
 
 	cr_assert_eq(ret, 0, "create: %d", ret);
 	cr_assert_not_null(dev);
@@ -467,50 +468,50 @@ Test(vfio_backend, create_refuses_bad_configurations)
 	struct dmapool_dev *dev = (void *)1;
 
 	fake_reset();
-	cr_assert_eq(dp_dev_vfio_create_io(NULL, fake_ioctl, &dev), -EINVAL);
+	cr_assert_eq(dp_dev_vfio_create_io(NULL, fake_ioctl, false, &dev), -EINVAL);
 	cr_assert_null(dev, "*devp cleared on failure");
-	cr_assert_eq(dp_dev_vfio_create_io(&ok, fake_ioctl, NULL), -EINVAL);
+	cr_assert_eq(dp_dev_vfio_create_io(&ok, fake_ioctl, false, NULL), -EINVAL);
 	c = ok;
 	c.container_fd = -1;
-	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, &dev), -EBADF);
+	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, false, &dev), -EBADF);
 	c = ok;
 	c.iova_size = 0;
-	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, &dev), -EINVAL);
+	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, false, &dev), -EINVAL);
 	c = ok;
 	c.iova_base += 100;
-	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, &dev), -EINVAL);
+	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, false, &dev), -EINVAL);
 	c = ok;
 	c.iova_size = 0x1800;
-	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, &dev), -EINVAL);
+	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, false, &dev), -EINVAL);
 	c = ok;
 	c.iova_base = UINT64_MAX - PG + 1;
 	c.iova_size = 2 * PG;
-	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, &dev), -EINVAL,
+	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, false, &dev), -EINVAL,
 		     "wrapping window");
 	c = ok;
 	c.flags |= 0x80;
-	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, &dev), -EINVAL);
+	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, false, &dev), -EINVAL);
 	c = ok;
 	c.reserved[2] = 1;
-	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, &dev), -EINVAL);
+	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, false, &dev), -EINVAL);
 	/* Entirely inside the x86 MSI hole: nothing usable. */
 	c = ok;
 	c.iova_base = 0xfee00000;
 	c.iova_size = 0x100000;
-	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, &dev), -ERANGE);
+	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, false, &dev), -ERANGE);
 	/* The kernel's answer to GET_INFO is passed on. */
 	fk.info_errno = EINVAL;
-	cr_assert_eq(dp_dev_vfio_create_io(&ok, fake_ioctl, &dev), -EINVAL);
+	cr_assert_eq(dp_dev_vfio_create_io(&ok, fake_ioctl, false, &dev), -EINVAL);
 	fk.info_errno = 0;
 	c = ok;
 	c.container_fd = FAKE_FD + 1;
-	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, &dev), -EBADF);
+	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, false, &dev), -EBADF);
 	cr_assert_null(dev);
 	/* Without the query the window is taken as given. */
 	c = ok;
 	c.flags = 0;
 	c.iova_base = 0xfee00000;
-	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, &dev), 0);
+	cr_assert_eq(dp_dev_vfio_create_io(&c, fake_ioctl, false, &dev), 0);
 	cr_assert_eq(vinfo(dev).iommu_pgsizes, 0);
 	cr_assert_eq(vinfo(dev).dma_avail, -1);
 	cr_assert_eq(vinfo(dev).iova_usable, 0x100000);
@@ -518,10 +519,23 @@ Test(vfio_backend, create_refuses_bad_configurations)
 	cr_assert_eq(fk.calls_map + fk.calls_unmap, 0);
 }
 
+/* How many fds this process has open. */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
 Test(vfio_backend, real_ioctl_errors_without_a_device)
 {
 	struct dmapool_dev *dev;
-	int fd = open("/dev/null", O_RDWR);
+	int fd = open("/dev/null", O_RDWR), nfds = open_fds();
 
 	cr_assert_geq(fd, 0);
 	errno = 0;
@@ -534,6 +548,37 @@ Test(vfio_backend, real_ioctl_errors_without_a_device)
 	cr_assert_null(dev);
 	cr_assert_eq(errno, EBADF, "GET_INFO on a closed fd: %d", errno);
 	cr_assert_eq(dmapool_dev_vfio_info(NULL, NULL), -EINVAL);
+
+	/* The failed creates above kept no duplicate of the fd. */
+	cr_assert_eq(open_fds(), nfds - 1, "an fd leaked");
+	fd = open("/dev/null", O_RDWR);
+	/*
+	 * Without the query nothing is asked at create; the dev holds its own
+	 * duplicate, so closing ours changes nothing: the first map reaches
+	 * the same file (/dev/null: ENOTTY), not a closed number (EBADF).
+	 */
+	{
+		struct dmapool_vfio_cfg cfg = {
+			.container_fd = fd,
+			.iova_base = 0x1000000,
+			.iova_size = 0x100000,
+		};
+		struct dmapool *pool;
+		dmapool_dma_t d;
+
+		nfds = open_fds();
+		cr_assert_eq(dmapool_dev_vfio_create(&cfg, &dev), 0);
+		cr_assert_eq(open_fds(), nfds + 1, "the dev holds a duplicate");
+		close(fd);
+		pool = dmapool_create("p", dev, 64, 0, 0);
+		cr_assert_not_null(pool);
+		cr_assert_null(dmapool_alloc(pool, 0, &d));
+		cr_assert_eq(vinfo(dev).last_error, -ENOTTY, "%s",
+			     vinfo(dev).last_error_msg);
+		dmapool_destroy(pool);
+		dmapool_dev_put(dev);
+		cr_assert_eq(open_fds(), nfds - 1, "the duplicate was closed");
+	}
 	dev = tl_heap();
 	{
 		struct dmapool_vfio_info vi;

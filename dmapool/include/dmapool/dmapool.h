@@ -273,9 +273,11 @@ DMAPOOL_API size_t dmapool_dev_shm_size(const struct dmapool_dev *dev);
  *
  * The container belongs to the caller (the way DPDK/SPDK-style code already
  * owns one): groups attached, IOMMU type set (VFIO_TYPE1v2_IOMMU or
- * VFIO_TYPE1_IOMMU), and kept open for the life of the dev and its pools.
- * The backend never closes it and never maps outside its window, so the
- * application may keep its own mappings elsewhere in the same container.
+ * VFIO_TYPE1_IOMMU).  The backend works on a duplicate of the fd, closed at
+ * the last dmapool_dev_put(), so the container outlives the dev's chunks
+ * whatever the caller does with its own fd.  It never maps outside its
+ * window: the application keeps its own mappings elsewhere in the same
+ * container.
  *
  * With DMAPOOL_VFIO_QUERY_IOMMU the backend asks the IOMMU
  * (VFIO_IOMMU_GET_INFO) first: the window is cut down to the usable IOVA
