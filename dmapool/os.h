@@ -54,7 +54,6 @@
  *                     test_and_set_bit(): atomic, fully ordered; the old bit
  *  void dp_os_set_bit64(uint32_t nr, uint64_t *w)      set_bit(): atomic
  *  void dp_os_clear_bit64(uint32_t nr, uint64_t *w)    clear_bit(): atomic
- *  uint64_t dp_os_atomic_add(uint64_t *p, int64_t v)   atomic64_add_return()
  *
  * RCU: lock-free readers of the index, writers under the pool lock.  Each
  * primitive is the kernel call named next to it, with its semantics:
