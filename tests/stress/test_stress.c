@@ -156,8 +156,9 @@ static void ix_run(enum dmapool_index_kind kind, size_t len)
 	 * nodes (retired under the readers) and adding them grows the tree.
 	 */
 	for (i = 0; i < IX_RANGES; i++)
-		t->start[i] = i % 2 ? ((uintptr_t)1 << 36) + (i / 2) * ((uintptr_t)16 << 20) :
-				      ((uintptr_t)1 << 34) + i * 2 * len;
+		t->start[i] = i % 2 ?
+			((uintptr_t)1 << 36) + (i / 2) * ((uintptr_t)16 << 20) :
+			((uintptr_t)1 << 34) + i * 2 * len;
 	for (i = 0; i < IX_RANGES; i += 2)
 		ix_set(t, i, true);
 	for (i = 0; i < 2; i++)
@@ -508,8 +509,9 @@ static void pools_threads_and_device(void)
 	for (i = 0; i < NWORKERS; i++)
 		pthread_join(th[i], NULL);
 	pthread_join(dv, NULL);
-	CHECK((atomic_load(&W->errors)) == (0), "a block was handed out twice, misaligned, or lost");
-	CHECK((atomic_load(&W->remote)) > (0), "cross-thread frees happened");
+	CHECK(atomic_load(&W->errors) == 0,
+	      "a block was handed out twice, misaligned, or lost");
+	CHECK(atomic_load(&W->remote) > 0, "cross-thread frees happened");
 
 	/* Exact accounting: the workers' caches went back when they exited. */
 	for (i = 0; i < NWORKERS; i++)
@@ -519,20 +521,26 @@ static void pools_threads_and_device(void)
 		held[W->xchg[i].p]++;
 	for (p = 0; p < NPOOLS; p++) {
 		dmapool_get_stats(W->pool[p], &st);
-		CHECK((st.blocks_cached) == (0), "%s: caches drained", cfgs[p].name);
-		CHECK((st.blocks_in_use) == (held[p]), "%s: in use %lu, held %lu", cfgs[p].name, (unsigned long)st.blocks_in_use, (unsigned long)held[p]);
-		CHECK((st.violations) == (atomic_load(&W->misuse[p])), "%s: exactly the misuse we did was reported", cfgs[p].name);
-		CHECK((st.by_kind[DMAPOOL_R_FREE_NOT_BLOCK] +
-			     st.by_kind[DMAPOOL_R_FREE_DMA_MISMATCH]) == (st.violations));
-		CHECK((st.blocks_total) == (st.chunks * st.blocks_per_chunk));
-		CHECK((atomic_load(&W->reports[p])) == (st.violations), "every report reached the sink");
+		CHECK(st.blocks_cached == 0, "%s: caches drained",
+		      cfgs[p].name);
+		CHECK(st.blocks_in_use == held[p], "%s: in use %lu, held %lu",
+		      cfgs[p].name, (unsigned long)st.blocks_in_use,
+		      (unsigned long)held[p]);
+		CHECK(st.violations == atomic_load(&W->misuse[p]),
+		      "%s: exactly the misuse we did was reported",
+		      cfgs[p].name);
+		CHECK(st.by_kind[DMAPOOL_R_FREE_NOT_BLOCK] +
+		      st.by_kind[DMAPOOL_R_FREE_DMA_MISMATCH] == st.violations);
+		CHECK(st.blocks_total == st.chunks * st.blocks_per_chunk);
+		CHECK(atomic_load(&W->reports[p]) == st.violations,
+		      "every report reached the sink");
 		released += st.chunks_released;
 	}
-	CHECK((released) > (0), "pools shrank");
+	CHECK(released > 0, "pools shrank");
 	NOTE("allocs %lu frees %lu remote %lu device rounds %lu released %lu",
-		    atomic_load(&W->allocs), atomic_load(&W->frees),
-		    atomic_load(&W->remote), atomic_load(&W->device_rounds),
-		    (unsigned long)released);
+	     atomic_load(&W->allocs), atomic_load(&W->frees),
+	     atomic_load(&W->remote), atomic_load(&W->device_rounds),
+	     (unsigned long)released);
 
 	/* Everything back; then only the reserves remain. */
 	for (i = 0; i < NWORKERS; i++)
@@ -543,11 +551,13 @@ static void pools_threads_and_device(void)
 	for (p = 0; p < NPOOLS; p++) {
 		dmapool_shrink(W->pool[p]);
 		dmapool_get_stats(W->pool[p], &st);
-		CHECK((st.blocks_in_use) == (0), "%s", cfgs[p].name);
-		CHECK((st.blocks_cached) == (0), "%s", cfgs[p].name);
-		CHECK((st.chunks) <= (cfgs[p].reserve), "%s: %lu chunks left", cfgs[p].name, (unsigned long)st.chunks);
-		CHECK((st.violations) == (atomic_load(&W->misuse[p])), "no report but the deliberate ones");
-		CHECK((atomic_load(&W->reports[p])) == (st.violations));
+		CHECK(st.blocks_in_use == 0, "%s", cfgs[p].name);
+		CHECK(st.blocks_cached == 0, "%s", cfgs[p].name);
+		CHECK(st.chunks <= cfgs[p].reserve, "%s: %lu chunks left",
+		      cfgs[p].name, (unsigned long)st.chunks);
+		CHECK(st.violations == atomic_load(&W->misuse[p]),
+		      "no report but the deliberate ones");
+		CHECK(atomic_load(&W->reports[p]) == st.violations);
 	}
 	world_fini();
 }
@@ -606,20 +616,20 @@ static void race_run(unsigned int flags, enum dmapool_index_kind index)
 		pthread_barrier_wait(&r.go);
 		pthread_barrier_wait(&r.done);
 		/* Exactly one of the two frees succeeded. */
-		CHECK((atomic_load(&r.reports)) == ((unsigned long)i + 1));
+		CHECK(atomic_load(&r.reports) == (unsigned long)i + 1);
 	}
 	for (i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 	dmapool_get_stats(r.pool, &st);
-	CHECK((st.by_kind[DMAPOOL_R_DOUBLE_FREE]) == ((uint64_t)r.rounds));
-	CHECK((st.violations) == ((uint64_t)r.rounds));
-	CHECK((st.blocks_in_use) == (0));
+	CHECK(st.by_kind[DMAPOOL_R_DOUBLE_FREE] == (uint64_t)r.rounds);
+	CHECK(st.violations == (uint64_t)r.rounds);
+	CHECK(st.blocks_in_use == 0);
 	/* The racers' caches drained when they exited; ours goes now. */
 	dmapool_shrink(r.pool);
 	dmapool_get_stats(r.pool, &st);
-	CHECK((st.blocks_cached) == (0));
-	CHECK((st.blocks_in_use) == (0));
-	CHECK((st.chunks) == (0), "all empty, no reserve: all released");
+	CHECK(st.blocks_cached == 0);
+	CHECK(st.blocks_in_use == 0);
+	CHECK(st.chunks == 0, "all empty, no reserve: all released");
 	pthread_barrier_destroy(&r.go);
 	pthread_barrier_destroy(&r.done);
 	dmapool_destroy(r.pool);
