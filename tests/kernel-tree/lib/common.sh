@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT OR GPL-2.0-only
+# shellcheck shell=bash disable=SC2034
 #
 # Shared helpers for the tests/kernel-tree scripts. Sourced, never run.
 # Everything big (extracted trees, build dirs, initramfs staging) lives under

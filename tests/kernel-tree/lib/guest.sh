@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT OR GPL-2.0-only
+# shellcheck shell=bash
 #
 # Guest side of tests/kernel-tree: a busybox initramfs and one QEMU boot.
 # Sourced after lib/common.sh.
