@@ -36,12 +36,31 @@ struct arena {
 	unsigned int ncls;
 };
 
+/*
+ * Segments start on a 1 GiB boundary, so where chunks fall relative to
+ * any power-of-two boundary (and so the shape of an index over their
+ * addresses) is the same in every run: instruction counts repeat exactly.
+ */
+#define ARENA_SEG_ALIGN	(1ul << 30)
+
 static int new_segment(struct arena *a, size_t need)
 {
 	size_t len = a->seg_bytes > need ? a->seg_bytes : need;
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	uintptr_t start;
+	void *p;
 
+	len = (len + 4095) & ~(size_t)4095;
+	p = mmap(NULL, len + ARENA_SEG_ALIGN, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	start = ((uintptr_t)p + ARENA_SEG_ALIGN - 1) & ~(ARENA_SEG_ALIGN - 1);
+	if (start > (uintptr_t)p)
+		munmap(p, start - (uintptr_t)p);
+	munmap((void *)(start + len),
+	       (uintptr_t)p + len + ARENA_SEG_ALIGN - (start + len));
+	p = mmap((void *)start, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_POPULATE, -1, 0);
 	if (p == MAP_FAILED)
 		return -ENOMEM;
 	/* The tail of the old segment is abandoned: chunks are recycled. */

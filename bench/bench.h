@@ -33,6 +33,7 @@ struct subject {
 	unsigned int flags;		/* DMAPOOL_OPT_* */
 	unsigned int redzone;
 	unsigned int quarantine_max;
+	size_t chunk_size;		/* 0: dmapool's default */
 	bool no_churn;			/* O(pages) per operation: churn would
 					 * take minutes */
 	bool in_plot;

@@ -2,7 +2,8 @@
 /*
  * What is measured: the three baselines and dmapool in every configuration
  * the benchmark knows of.  The dmapool rows are data: every index kind of
- * the public header, the handle API, and each hardening option alone.  A
+ * the public header, the handle API, a larger chunk size, and each
+ * hardening option alone.  A
  * configuration this build refuses at create (an index or option not built
  * yet) is skipped with a note saying why, so the tables fill in as the
  * features land without touching this file.
@@ -22,6 +23,7 @@ struct subject subjects[] = {
 	{ .name = "dmapool-btree", .kind = K_DP, .index = DMAPOOL_INDEX_BTREE,
 	  .in_plot = true },
 	{ .name = "dmapool-handle", .kind = K_DPH, .in_plot = true },
+	{ .name = "dmapool-chunk64k", .kind = K_DP, .chunk_size = 64 << 10 },
 	{ .name = "dmapool+poison", .kind = K_DP, .flags = DMAPOOL_OPT_POISON },
 	{ .name = "dmapool+quarantine", .kind = K_DP,
 	  .flags = DMAPOOL_OPT_QUARANTINE, .quarantine_max = 256 },
@@ -91,6 +93,7 @@ static struct dmapool *dp_create(const struct subject *s,
 	o.flags = s->flags;
 	o.redzone = s->redzone;
 	o.quarantine_max = s->quarantine_max;
+	o.chunk_size = s->chunk_size;
 	o.report = pool_sink;
 	return dmapool_create_opts(s->name, dev, size, align, boundary, &o);
 }
