@@ -8,6 +8,7 @@
 #define DMAPOOL_BENCH_BENCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -56,6 +57,10 @@ struct slot {
 	dmapool_dma_t dma;
 	uint64_t handle;
 };
+_Static_assert(sizeof(struct slot) == sizeof(struct dmapool_block) &&
+	       offsetof(struct slot, handle) ==
+	       offsetof(struct dmapool_block, handle),
+	       "a slot must have the layout of struct dmapool_block");
 
 struct shape {
 	const char *label;		/* "16/16/0" */

@@ -61,21 +61,21 @@ static ALWAYS_INLINE void dp_f(void *p, struct slot *s)
 	dmapool_free(p, s->vaddr, s->dma);
 }
 
+/*
+ * A slot has the layout of struct dmapool_block, so the block is stored and
+ * passed without extra copies: the way a careful driver would call it.
+ */
 static ALWAYS_INLINE bool dph_a(void *p, struct slot *s)
 {
-	struct dmapool_block b = dmapool_alloc_block(p, 0);
+	struct dmapool_block *b = (struct dmapool_block *)s;
 
-	s->vaddr = b.vaddr;
-	s->dma = b.dma;
-	s->handle = b.handle;
-	return b.vaddr;
+	*b = dmapool_alloc_block(p, 0);
+	return b->vaddr;
 }
 
 static ALWAYS_INLINE void dph_f(void *p, struct slot *s)
 {
-	struct dmapool_block b = { s->vaddr, s->dma, s->handle };
-
-	dmapool_free_block(p, b);
+	dmapool_free_block(p, *(const struct dmapool_block *)s);
 }
 
 static ALWAYS_INLINE int gen_rounds(void *p, struct slot *sl, size_t n,
