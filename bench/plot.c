@@ -127,9 +127,10 @@ int plot_svg(const char *dir, const struct table *const *tabs,
 		n = nplotted(t);
 		if (!n)
 			continue;
+		/* A decade of headroom above the bars, for the key. */
 		fprintf(gp, "set yrange [%g:%g]\n",
 			pow(10, floor(log10(lo * 0.8))),
-			pow(10, ceil(log10(hi * 1.25))));
+			pow(10, ceil(log10(hi * 1.25)) + 1));
 		fprintf(gp, "set title \"%s\" font ',11'\n", t->workload);
 		if (t->memory) {
 			fprintf(gp, "set logscale y\nset ylabel 'host metadata, %% of DMA memory'\n");

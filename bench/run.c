@@ -225,6 +225,17 @@ static double run_churn(struct ctx *x, const struct subject *s,
 	return ret ? NAN : (double)(t1 - t0) / (double)live;
 }
 
+/* "1M", "64K" or the number: short enough for a table column. */
+static void count_label(char *buf, size_t size, size_t n)
+{
+	if (n >= (1u << 20) && !(n % (1u << 20)))
+		snprintf(buf, size, "%zuM", n >> 20);
+	else if (n >= 1024 && !(n % 1024))
+		snprintf(buf, size, "%zuK", n >> 10);
+	else
+		snprintf(buf, size, "%zu", n);
+}
+
 static void churn_workload(struct ctx *x, struct table *t)
 {
 	const struct bench_cfg *cfg = x->cfg;
@@ -233,9 +244,10 @@ static void churn_workload(struct ctx *x, struct table *t)
 	struct slot *sl = calloc(live, sizeof(*sl));
 	uint32_t *idx = permutation(live);
 	unsigned int i, r, rep, col;
-	char *label = malloc(48);
+	char *label = malloc(48), n[24];
 
-	snprintf(label, 48, "%zux64B/b%u", live, cfg->churn_batch);
+	count_label(n, sizeof(n), live);
+	snprintf(label, 48, "%sx64B/b%u", n, cfg->churn_batch);
 	col = table_col(t, label);
 	t->reps = cfg->reps;
 	for (i = 0; i < nsubjects; i++) {
@@ -439,7 +451,7 @@ static void memory_workload(struct ctx *x, struct table *t)
 	size_t n = x->cfg->churn_live, max = n;
 	unsigned int si;
 	struct slot *sl;
-	char *label;
+	char *label, cnt[24];
 
 	for (si = 0; si < nshapes; si++)
 		if (dmapool_test_blocks(dmapool_test_shapes[si].size) > max)
@@ -455,7 +467,8 @@ static void memory_workload(struct ctx *x, struct table *t)
 		progress(x, '.');
 	}
 	label = malloc(48);
-	snprintf(label, 48, "churn %zux64B", n);
+	count_label(cnt, sizeof(cnt), n);
+	snprintf(label, 48, "churn %sx64B", cnt);
 	memory_one(x, t, &churn_shape, label, n, sl);
 	free(sl);
 	table_ratios(t);
