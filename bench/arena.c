@@ -24,8 +24,15 @@ struct extent {
 	uintptr_t start;
 };
 
+struct segment {
+	struct segment *next;
+	void *start;
+	size_t len;
+};
+
 struct arena {
 	pthread_mutex_t lock;
+	struct segment *segs;
 	size_t seg_bytes;
 	uintptr_t cur, end;		/* the segment being bumped */
 	size_t mapped;
@@ -46,6 +53,7 @@ struct arena {
 static int new_segment(struct arena *a, size_t need)
 {
 	size_t len = a->seg_bytes > need ? a->seg_bytes : need;
+	struct segment *seg;
 	uintptr_t start;
 	void *p;
 
@@ -61,8 +69,16 @@ static int new_segment(struct arena *a, size_t need)
 	       (uintptr_t)p + len + ARENA_SEG_ALIGN - (start + len));
 	p = mmap((void *)start, len, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_POPULATE, -1, 0);
-	if (p == MAP_FAILED)
+	seg = malloc(sizeof(*seg));
+	if (p == MAP_FAILED || !seg) {
+		munmap((void *)start, len);
+		free(seg);
 		return -ENOMEM;
+	}
+	seg->start = p;
+	seg->len = len;
+	seg->next = a->segs;
+	a->segs = seg;
 	/* The tail of the old segment is abandoned: chunks are recycled. */
 	a->cur = (uintptr_t)p;
 	a->end = a->cur + len;
@@ -152,10 +168,26 @@ static void arena_free(struct dmapool_dev *dev, void *vaddr, dmapool_dma_t dma,
 	pthread_mutex_unlock(&a->lock);
 }
 
+/* The last reference is gone: every pool using the arena is destroyed. */
 static void arena_release(struct dmapool_dev *dev)
 {
-	/* Segments stay mapped until exit: a benchmark makes one arena. */
-	(void)dev;
+	struct arena *a = dmapool_dev_priv(dev);
+	struct segment *seg, *snext;
+	struct extent *e, *enext;
+	unsigned int c;
+
+	for (c = 0; c < a->ncls; c++)
+		for (e = a->cls[c].free; e; e = enext) {
+			enext = e->next;
+			free(e);
+		}
+	for (seg = a->segs; seg; seg = snext) {
+		snext = seg->next;
+		munmap(seg->start, seg->len);
+		free(seg);
+	}
+	pthread_mutex_destroy(&a->lock);
+	free(a);
 }
 
 static const struct dmapool_dev_ops arena_ops = {

@@ -244,10 +244,11 @@ static void churn_workload(struct ctx *x, struct table *t)
 	struct slot *sl = calloc(live, sizeof(*sl));
 	uint32_t *idx = permutation(live);
 	unsigned int i, r, rep, col;
-	char *label = malloc(48), n[24];
+	static char label[48];
+	char n[24];
 
 	count_label(n, sizeof(n), live);
-	snprintf(label, 48, "%sx64B/b%u", n, cfg->churn_batch);
+	snprintf(label, sizeof(label), "%sx64B/b%u", n, cfg->churn_batch);
 	col = table_col(t, label);
 	t->reps = cfg->reps;
 	for (i = 0; i < nsubjects; i++) {
@@ -450,8 +451,9 @@ static void memory_workload(struct ctx *x, struct table *t)
 {
 	size_t n = x->cfg->churn_live, max = n;
 	unsigned int si;
+	static char label[48];
 	struct slot *sl;
-	char *label, cnt[24];
+	char cnt[24];
 
 	for (si = 0; si < nshapes; si++)
 		if (dmapool_test_blocks(dmapool_test_shapes[si].size) > max)
@@ -466,9 +468,8 @@ static void memory_workload(struct ctx *x, struct table *t)
 			   sl);
 		progress(x, '.');
 	}
-	label = malloc(48);
 	count_label(cnt, sizeof(cnt), n);
-	snprintf(label, 48, "churn %sx64B", cnt);
+	snprintf(label, sizeof(label), "churn %sx64B", cnt);
 	memory_one(x, t, &churn_shape, label, n, sl);
 	free(sl);
 	table_ratios(t);
