@@ -15,36 +15,36 @@ set yrange [0.1:1000]
 set title "dmapool_test" font ',11'
 set logscale y
 set ylabel 'time / linux-embedded (lower is better)'
-plot 'bench-dmapool_test.dat' using 2:xtic(1) title columnheader(2) lc rgb '#9467bd', '' using 3 title columnheader(3) lc rgb '#2ca02c', '' using 4 title columnheader(4) lc rgb '#1f77b4', '' using 5 title columnheader(5) lc rgb '#ff7f0e', 1 with lines lw 2 lc rgb '#000000' title 'linux-embedded'
+plot 'bench-dmapool_test.dat' using 2:xtic(1) title columnheader(2) lc rgb '#9467bd', '' using 3 title columnheader(3) lc rgb '#2ca02c', '' using 4 title columnheader(4) lc rgb '#1f77b4', '' using 5 title columnheader(5) lc rgb '#17becf', '' using 6 title columnheader(6) lc rgb '#ff7f0e', 1 with lines lw 2 lc rgb '#000000' title 'linux-embedded'
 unset logscale y
 set yrange [0.1:1000]
 set title "random-free" font ',11'
 set logscale y
 set ylabel 'time / linux-embedded (lower is better)'
-plot 'bench-random-free.dat' using 2:xtic(1) title columnheader(2) lc rgb '#9467bd', '' using 3 title columnheader(3) lc rgb '#2ca02c', '' using 4 title columnheader(4) lc rgb '#1f77b4', '' using 5 title columnheader(5) lc rgb '#ff7f0e', 1 with lines lw 2 lc rgb '#000000' title 'linux-embedded'
+plot 'bench-random-free.dat' using 2:xtic(1) title columnheader(2) lc rgb '#9467bd', '' using 3 title columnheader(3) lc rgb '#2ca02c', '' using 4 title columnheader(4) lc rgb '#1f77b4', '' using 5 title columnheader(5) lc rgb '#17becf', '' using 6 title columnheader(6) lc rgb '#ff7f0e', 1 with lines lw 2 lc rgb '#000000' title 'linux-embedded'
 unset logscale y
 set yrange [0.1:1000]
 set title "churn" font ',11'
 set logscale y
 set ylabel 'time / linux-embedded (lower is better)'
-plot 'bench-churn.dat' using 2:xtic(1) title columnheader(2) lc rgb '#2ca02c', '' using 3 title columnheader(3) lc rgb '#1f77b4', '' using 4 title columnheader(4) lc rgb '#ff7f0e', 1 with lines lw 2 lc rgb '#000000' title 'linux-embedded'
+plot 'bench-churn.dat' using 2:xtic(1) title columnheader(2) lc rgb '#2ca02c', '' using 3 title columnheader(3) lc rgb '#1f77b4', '' using 4 title columnheader(4) lc rgb '#17becf', '' using 5 title columnheader(5) lc rgb '#ff7f0e', 1 with lines lw 2 lc rgb '#000000' title 'linux-embedded'
 unset logscale y
 set yrange [0.1:100]
 set title "threads" font ',11'
 set logscale y
 set ylabel 'time / linux-embedded (lower is better)'
-plot 'bench-threads.dat' using 2:xtic(1) title columnheader(2) lc rgb '#9467bd', '' using 3 title columnheader(3) lc rgb '#2ca02c', '' using 4 title columnheader(4) lc rgb '#1f77b4', '' using 5 title columnheader(5) lc rgb '#ff7f0e', 1 with lines lw 2 lc rgb '#000000' title 'linux-embedded'
+plot 'bench-threads.dat' using 2:xtic(1) title columnheader(2) lc rgb '#9467bd', '' using 3 title columnheader(3) lc rgb '#2ca02c', '' using 4 title columnheader(4) lc rgb '#1f77b4', '' using 5 title columnheader(5) lc rgb '#17becf', '' using 6 title columnheader(6) lc rgb '#ff7f0e', 1 with lines lw 2 lc rgb '#000000' title 'linux-embedded'
 unset logscale y
 set yrange [0.1:100000]
 set title "memory" font ',11'
 set logscale y
 set ylabel 'host metadata, % of DMA memory'
-plot 'bench-memory.dat' using 2:xtic(1) title columnheader(2) lc rgb '#7f7f7f', '' using 3 title columnheader(3) lc rgb '#9467bd', '' using 4 title columnheader(4) lc rgb '#2ca02c', '' using 5 title columnheader(5) lc rgb '#1f77b4', '' using 6 title columnheader(6) lc rgb '#ff7f0e'
+plot 'bench-memory.dat' using 2:xtic(1) title columnheader(2) lc rgb '#7f7f7f', '' using 3 title columnheader(3) lc rgb '#9467bd', '' using 4 title columnheader(4) lc rgb '#2ca02c', '' using 5 title columnheader(5) lc rgb '#1f77b4', '' using 6 title columnheader(6) lc rgb '#17becf', '' using 7 title columnheader(7) lc rgb '#ff7f0e'
 unset logscale y
 set yrange [0.1:10000]
 set title "icount" font ',11'
 set logscale y
 set ylabel 'instructions / linux-embedded (lower is better)'
-plot 'bench-icount.dat' using 2:xtic(1) title columnheader(2) lc rgb '#9467bd', '' using 3 title columnheader(3) lc rgb '#2ca02c', '' using 4 title columnheader(4) lc rgb '#1f77b4', '' using 5 title columnheader(5) lc rgb '#ff7f0e', 1 with lines lw 2 lc rgb '#000000' title 'linux-embedded'
+plot 'bench-icount.dat' using 2:xtic(1) title columnheader(2) lc rgb '#9467bd', '' using 3 title columnheader(3) lc rgb '#2ca02c', '' using 4 title columnheader(4) lc rgb '#1f77b4', '' using 5 title columnheader(5) lc rgb '#17becf', '' using 6 title columnheader(6) lc rgb '#ff7f0e', 1 with lines lw 2 lc rgb '#000000' title 'linux-embedded'
 unset logscale y
 unset multiplot
