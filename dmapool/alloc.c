@@ -25,7 +25,7 @@ struct dp_chunk *dp_take_block_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 	if (!c || !dp_chunk_attach(pool, c, gfp, flags, gb))
 		return NULL;
 	/* Another thread may have freed a block meanwhile: any will do. */
-	return dp_take_block(pool, pos);
+	return dp_take_block_any(pool, pos);
 }
 
 /* The caller's part of an allocation, outside the lock. */
@@ -58,6 +58,32 @@ static DP_NOINLINE void *alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 	return c ? hand_out(pool, c, pos, gfp, dma) : NULL;
 }
 
+/*
+ * A pool with hardening options: random placement, and a poison check of
+ * the block once it is ours.  Kept out of dmapool_alloc, which tests for it
+ * once (not cold: such pools live here).
+ */
+static __attribute__((noinline)) void *alloc_hooked(struct dmapool *pool,
+						    dmapool_gfp_t gfp,
+						    dmapool_dma_t *dma)
+{
+	struct dp_garbage gb = DP_GARBAGE_INIT;
+	dp_irqflags_t flags = dp_lock(&pool->lock);
+	struct dp_chunk *c;
+	uint32_t pos;
+
+	c = dp_take_block_any(pool, &pos);
+	if (DP_UNLIKELY(!c))
+		c = dp_take_block_slow(pool, gfp, &pos, &flags, &gb);
+	dp_unlock(&pool->lock, flags);
+	if (DP_UNLIKELY(gb.list || gb.nodes))
+		dp_garbage_free(pool, &gb);
+	if (DP_UNLIKELY(!c))
+		return NULL;
+	dp_harden_alloc_check(pool, c, pos);
+	return hand_out(pool, c, pos, gfp, dma);
+}
+
 static DP_NOINLINE void *alloc_null(void)
 {
 	dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0,
@@ -74,6 +100,8 @@ void *dmapool_alloc(struct dmapool *pool, dmapool_gfp_t gfp,
 
 	if (DP_UNLIKELY(!pool))
 		return alloc_null();
+	if (DP_UNLIKELY(pool->hooked))
+		return alloc_hooked(pool, gfp, dma);
 	flags = dp_lock(&pool->lock);
 	c = dp_take_block(pool, &pos);
 	if (DP_UNLIKELY(!c))
@@ -167,11 +195,22 @@ void dmapool_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 			uint64_t *word = &c->map[1 + pos / 64];
 			uint64_t bit = (uint64_t)1 << (pos % 64);
 
-			if (DP_LIKELY(!(*word & bit) &&
-				      !dp_chunk_is_held(c, &pool->geo, pos))) {
-				dp_put_block(pool, c, pos);
-				dp_unlock(&pool->lock, flags);
-				return;
+			/*
+			 * Only pools with hardening options have a held
+			 * bitmap, and they have work to do on free: the
+			 * held_words test a plain pool needs anyway sends
+			 * them there, at no cost to a plain pool.
+			 */
+			if (DP_LIKELY(!(*word & bit))) {
+				if (DP_LIKELY(!pool->geo.held_words)) {
+					dp_put_block(pool, c, pos);
+					dp_unlock(&pool->lock, flags);
+					return;
+				}
+				if (!dp_chunk_is_held(c, &pool->geo, pos)) {
+					dp_harden_free(pool, c, pos, flags);
+					return;
+				}
 			}
 		}
 	}

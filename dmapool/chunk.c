@@ -51,14 +51,24 @@ struct dp_chunk *dp_chunk_create(struct dmapool *pool, dmapool_gfp_t gfp)
 	c->next = c->prev = NULL;
 	c->id = 0;
 	dp_chunk_init_map(c, g);
+	if (DP_UNLIKELY(pool->hooks))
+		dp_harden_chunk_init(pool, c);
 	return c;
 }
 
+/*
+ * Forget a chunk; with @release, give its DMA memory back to the backend,
+ * zeroed first (every pool, every option): no stale data reaches whoever
+ * gets that memory next, nor a device that can still reach it.  A chunk
+ * kept because it is busy (!release) is never touched.
+ */
 void dp_chunk_destroy(struct dmapool *pool, struct dp_chunk *c, bool release)
 {
-	if (release)
+	if (release) {
+		dp_os_memset((void *)c->vaddr, 0, pool->geo.chunk_size);
 		dp_os_chunk_free(pool->dev, pool->geo.chunk_size,
 				 (void *)c->vaddr, c->dma);
+	}
 	dp_os_host_free(c, dp_chunk_meta_size(&pool->geo));
 }
 

@@ -49,8 +49,13 @@ static bool enable_handles(struct dmapool *pool, dmapool_gfp_t gfp,
 	}
 }
 
-struct dmapool_block dmapool_alloc_block(struct dmapool *pool,
-					 dmapool_gfp_t gfp)
+/*
+ * The body of dmapool_alloc_block, instantiated twice: @hooked is a
+ * constant, so a plain pool's copy has no hardening code at all and a
+ * pool with options pays a single test to reach its own copy.
+ */
+static inline __attribute__((always_inline)) struct dmapool_block
+alloc_block(struct dmapool *pool, dmapool_gfp_t gfp, const bool hooked)
 {
 	struct dp_garbage gb = DP_GARBAGE_INIT;
 	struct dmapool_block blk = { NULL, 0, 0 };
@@ -60,14 +65,10 @@ struct dmapool_block dmapool_alloc_block(struct dmapool *pool,
 	uint16_t gen = 0;
 	size_t off;
 
-	if (DP_UNLIKELY(!pool)) {
-		dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0,
-				 "dmapool_alloc_block called with a NULL pool");
-		return blk;
-	}
 	flags = dp_lock(&pool->lock);
 	if (DP_LIKELY(pool->handles) || enable_handles(pool, gfp, &flags, &gb)) {
-		c = dp_take_block(pool, &pos);
+		c = hooked ? dp_take_block_any(pool, &pos) :
+			     dp_take_block(pool, &pos);
 		if (DP_UNLIKELY(!c))
 			c = dp_take_block_slow(pool, gfp, &pos, &flags, &gb);
 		if (c)
@@ -78,6 +79,8 @@ struct dmapool_block dmapool_alloc_block(struct dmapool *pool,
 		dp_garbage_free(pool, &gb);
 	if (DP_UNLIKELY(!c))
 		return blk;
+	if (hooked)
+		dp_harden_alloc_check(pool, c, pos);
 
 	off = dp_geo_offset(&pool->geo, pos);
 	blk.vaddr = (void *)(c->vaddr + off);
@@ -86,6 +89,27 @@ struct dmapool_block dmapool_alloc_block(struct dmapool *pool,
 	if (gfp & DMAPOOL_GFP_ZERO)
 		dp_os_memset(blk.vaddr, 0, pool->geo.size);
 	return blk;
+}
+
+static __attribute__((noinline)) struct dmapool_block
+alloc_block_hooked(struct dmapool *pool, dmapool_gfp_t gfp)
+{
+	return alloc_block(pool, gfp, true);
+}
+
+struct dmapool_block dmapool_alloc_block(struct dmapool *pool,
+					 dmapool_gfp_t gfp)
+{
+	if (DP_UNLIKELY(!pool)) {
+		struct dmapool_block none = { NULL, 0, 0 };
+
+		dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0,
+				 "dmapool_alloc_block called with a NULL pool");
+		return none;
+	}
+	if (DP_UNLIKELY(pool->hooked))
+		return alloc_block_hooked(pool, gfp);
+	return alloc_block(pool, gfp, false);
 }
 
 /* Fill @p for a handle that does not name a block of this pool. */
@@ -144,7 +168,9 @@ void dmapool_free_block(struct dmapool *pool, struct dmapool_block blk)
 		p.r.handle = h;
 	} else if (DP_UNLIKELY(!dp_chunk_is_allocated(c, &pool->geo, pos))) {
 		dp_report_fill(pool, &p, DMAPOOL_R_DOUBLE_FREE, blk.vaddr,
-				  blk.dma, "block is already free");
+				  blk.dma, dp_chunk_is_free(c, pos) ?
+				  "block is already free" :
+				  "block is already freed and held (quarantine or cache)");
 		p.r.block = blk.vaddr;
 		p.r.block_dma = blk.dma;
 		p.r.handle = h;
@@ -155,9 +181,13 @@ void dmapool_free_block(struct dmapool *pool, struct dmapool_block blk)
 		p.r.block = blk.vaddr;
 		p.r.block_dma = blk.dma;
 		p.r.handle = h;
-	} else {
+	} else if (DP_LIKELY(!pool->geo.held_words)) {
+		/* (held_words is loaded above already: free for plain pools) */
 		dp_put_block(pool, c, pos);
 		dp_unlock(&pool->lock, flags);
+		return;
+	} else {
+		dp_harden_free(pool, c, pos, flags);
 		return;
 	}
 	dp_unlock(&pool->lock, flags);

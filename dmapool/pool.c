@@ -19,7 +19,9 @@
  */
 #include "pool.h"
 
-#define DP_SUPPORTED_FLAGS	(DMAPOOL_OPT_ABORT_ON_VIOLATION)
+#define DP_SUPPORTED_FLAGS	(DMAPOOL_OPT_ABORT_ON_VIOLATION | \
+				 DMAPOOL_OPT_POISON | DMAPOOL_OPT_QUARANTINE | \
+				 DMAPOOL_OPT_SCRUB | DMAPOOL_OPT_RANDOM)
 
 void dmapool_opts_init(struct dmapool_opts *o)
 {
@@ -36,9 +38,7 @@ static const char *check_opts(const struct dmapool_opts *o)
 			return "reserved option fields must be zero";
 	if (o->flags & ~DP_SUPPORTED_FLAGS)
 		return "option flags not supported by this build";
-	if (o->redzone)
-		return "redzones are not supported by this build";
-	return NULL;
+	return dp_harden_check_opts(o);
 }
 
 struct dmapool *dmapool_create_opts(const char *name, struct dmapool_dev *dev,
@@ -78,6 +78,12 @@ struct dmapool *dmapool_create_opts(const char *name, struct dmapool_dev *dev,
 	dp_lock_init(&pool->lock);
 	pool->geo = geo;
 	pool->flags = opts->flags;
+	if (dp_harden_init(pool, opts)) {
+		dp_harden_fini(pool);
+		dp_index_fini(&pool->index);
+		dp_os_host_free(pool, sizeof(*pool));
+		return NULL;
+	}
 	pool->report = opts->report;
 	pool->report_ctx = opts->report_ctx;
 	pool->gen_seed = (uint16_t)dp_os_random_seed();
@@ -125,6 +131,7 @@ void dmapool_destroy(struct dmapool *pool)
 			dp_chunk_destroy(pool, c,
 					 !dp_chunk_allocated_count(c, &pool->geo));
 	}
+	dp_harden_fini(pool);
 	dp_index_fini(&pool->index);
 	if (pool->slots)
 		dp_os_host_free(pool->slots,
@@ -159,10 +166,13 @@ void dmapool_get_stats(const struct dmapool *cpool, struct dmapool_stats *st)
 			 pool->nchunks * dp_chunk_meta_size(g) +
 			 pool->slot_cap * sizeof(struct dp_slot) +
 			 gens * dp_gen_bytes(pool) +
-			 dp_index_meta_bytes(&pool->index);
+			 dp_index_meta_bytes(&pool->index) +
+			 dp_harden_meta_bytes(pool);
 	st->violations = pool->violations;
 	for (k = 0; k < DMAPOOL_R_KINDS; k++)
 		st->by_kind[k] = pool->by_kind[k];
+	st->quarantined = pool->hard.q.count;
+	st->quarantine_forced = pool->hard.q.forced;
 	dp_unlock(&pool->lock, flags);
 	st->block_size = g->size;
 	st->stride = g->stride;

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT OR GPL-2.0-only
+/*
+ * Randomized placement (DMAPOOL_OPT_RANDOM): which free block an alloc gets
+ * is drawn from a per-pool generator, so a device cannot predict the next
+ * address a driver will hand it and plant data there in advance.
+ *
+ * The chunk is drawn uniformly from the first DP_RANDOM_WINDOW chunks of the
+ * avail list (walking all of them would make alloc O(chunks)), the block
+ * uniformly from that chunk's free blocks (a popcount per bitmap word, then
+ * the k-th set bit).  When the pool has no more than DP_RANDOM_WINDOW chunks
+ * with free blocks and they are equally free, every free block is equally
+ * likely.
+ *
+ * The generator is splitmix64 (Steele, Lea and Flood, 2014): a 64-bit
+ * counter run through a mixing function, no division, no floating point, so
+ * it is the same in the kernel.  A range is taken with a multiply and a
+ * shift (no modulo: a 64-bit division is a library call on 32-bit kernels);
+ * its bias is below n / 2^32.  It is not a cryptographic generator: a device
+ * sees only the addresses it is given, never the state.
+ */
+#include "pool.h"
+
+uint64_t dp_rand_next(uint64_t *state)
+{
+	uint64_t z = *state += 0x9e3779b97f4a7c15ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint32_t dp_rand_below(uint64_t *state, uint32_t n)
+{
+	return (uint32_t)(((dp_rand_next(state) >> 32) * n) >> 32);
+}
+
+/* Free blocks of @c (the chunk has at least one). */
+static uint32_t free_count(const struct dp_chunk *c)
+{
+	uint64_t words = c->map[0];
+	uint32_t n = 0;
+
+	while (words) {
+		uint32_t w = (uint32_t)__builtin_ctzll(words);
+
+		words &= words - 1;
+		n += (uint32_t)__builtin_popcountll(c->map[1 + w]);
+	}
+	return n;
+}
+
+/* Position of the @k-th (from 0) free block of @c. */
+static uint32_t nth_free(const struct dp_chunk *c, uint32_t k)
+{
+	uint64_t words = c->map[0];
+
+	for (;;) {
+		uint32_t w = (uint32_t)__builtin_ctzll(words);
+		uint64_t word = c->map[1 + w];
+		uint32_t n = (uint32_t)__builtin_popcountll(word);
+
+		words &= words - 1;
+		if (k >= n) {
+			k -= n;
+			continue;
+		}
+		while (k--)
+			word &= word - 1;
+		return w * 64 + (uint32_t)__builtin_ctzll(word);
+	}
+}
+
+struct dp_chunk *dp_random_take(struct dmapool *pool, uint32_t *pos)
+{
+	uint64_t *rng = &pool->hard.rng;
+	struct dp_chunk *c = pool->avail;
+	uint32_t n = 0, k;
+
+	if (!c)
+		return NULL;
+	for (; c && n < DP_RANDOM_WINDOW; c = c->next)
+		n++;
+	for (c = pool->avail, k = dp_rand_below(rng, n); k; k--)
+		c = c->next;
+	*pos = nth_free(c, dp_rand_below(rng, free_count(c)));
+	dp_chunk_take(c, *pos);
+	if (dp_chunk_full(c))
+		dp_avail_del(pool, c);
+	pool->in_use++;
+	return c;
+}
