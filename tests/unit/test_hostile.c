@@ -103,6 +103,23 @@ static void check_live_intact(const struct world *w)
 				     "the allocator wrote into a live block");
 }
 
+/*
+ * No report but the device kinds; and when the options detect device
+ * writes, they did (this device writes everywhere).
+ */
+static void device_writes_seen(const struct dmapool *pool)
+{
+	struct dmapool_stats st;
+	uint64_t n = tl_assert_only_device_reports(pool);
+
+	dmapool_get_stats(pool, &st);
+	cr_assert_eq(tl_cap.n, n);
+	if (tl_flags() & DMAPOOL_OPT_POISON)
+		cr_assert_gt(st.by_kind[DMAPOOL_R_DEVICE_WRITE_AFTER_FREE], 0);
+	if (tl_redzone())
+		cr_assert_gt(st.by_kind[DMAPOOL_R_DEVICE_OVERRUN], 0);
+}
+
 static void run(size_t size, size_t align, size_t boundary, bool everything,
 		int steps)
 {
@@ -152,13 +169,13 @@ static void run(size_t size, size_t align, size_t boundary, bool everything,
 	}
 	dmapool_get_stats(w->pool, &w->st);
 	cr_assert_eq(w->st.blocks_in_use, (uint64_t)w->nlive);
-	cr_assert_eq(w->st.violations, 0, "the device's writes misled nobody");
-	cr_assert_eq(tl_cap.n, 0);
+	/* The device's writes misled nobody: at most they were noticed. */
+	device_writes_seen(w->pool);
 	for (i = 0; i < w->nlive; i++)
 		dmapool_free(w->pool, w->live[i].v, w->live[i].d);
 	dmapool_get_stats(w->pool, &w->st);
 	cr_assert_eq(w->st.blocks_in_use, 0);
-	cr_assert_eq(tl_cap.n, 0);
+	device_writes_seen(w->pool);
 	dmapool_destroy(w->pool);
 	dmapool_dev_put(dev);
 	free(w);
@@ -204,7 +221,8 @@ Test(hostile, concurrent_device_process, .timeout = 120)
 	struct dmapool_dev *dev = dmapool_dev_shm();
 	struct dmapool *pool;
 	struct dmapool_stats st;
-	struct dmapool_block b[512];
+	struct dmapool_block b[512], spare[256];
+	unsigned int nspare = tl_held_back();
 	uint64_t rng = 99;
 	size_t len;
 	pid_t pid;
@@ -213,9 +231,18 @@ Test(hostile, concurrent_device_process, .timeout = 120)
 	cr_assert_not_null(dev);
 	tl_reset();
 	pool = tl_pool(dev, 64, 64, 0);
-	/* Grow to 512 blocks first so the device's mapping covers them. */
+	/*
+	 * Grow to 512 blocks first so the device's mapping covers them, plus
+	 * what a quarantine holds back, so a NOGROW alloc always finds one.
+	 */
+	cr_assert_leq(nspare, 256);
 	for (i = 0; i < 512; i++)
 		b[i] = dmapool_alloc_block(pool, 0);
+	for (i = 0; i < (int)nspare; i++)
+		spare[i] = dmapool_alloc_block(pool, 0);
+	for (i = 0; i < (int)nspare; i++)
+		dmapool_free_block(pool, spare[i]);
+	dmapool_quiesce(pool);
 	len = dmapool_dev_shm_size(dev);
 	pid = fork();
 	cr_assert_geq(pid, 0);
@@ -250,7 +277,7 @@ Test(hostile, concurrent_device_process, .timeout = 120)
 	cr_assert(WIFSIGNALED(status), "the device ran until killed");
 	dmapool_get_stats(pool, &st);
 	cr_assert_eq(st.blocks_in_use, 512);
-	cr_assert_eq(st.violations, 0);
+	tl_assert_only_device_reports(pool);
 	for (i = 0; i < 512; i++)
 		for (step = i + 1; step < 512; step++)
 			cr_assert_neq(b[i].vaddr, b[step].vaddr);
@@ -258,7 +285,7 @@ Test(hostile, concurrent_device_process, .timeout = 120)
 		dmapool_free_block(pool, b[i]);
 	dmapool_get_stats(pool, &st);
 	cr_assert_eq(st.blocks_in_use, 0);
-	cr_assert_eq(tl_cap.n, 0);
+	cr_assert_eq(tl_cap.n, tl_assert_only_device_reports(pool));
 	dmapool_destroy(pool);
 	dmapool_dev_put(dev);
 }
