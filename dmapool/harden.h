@@ -41,7 +41,7 @@ struct dp_pending;
 				 DMAPOOL_OPT_QUARANTINE | DMAPOOL_OPT_RANDOM)
 
 /* The byte a poisoned block is filled with. */
-#define DP_POISON_BYTE		0xd7u
+#define DP_POISON_BYTE		DMAPOOL_POISON_BYTE
 /* Redzone byte j after a block is key[j % DP_REDZONE_KEY_BYTES]. */
 #define DP_REDZONE_KEY_WORDS	8u
 #define DP_REDZONE_KEY_BYTES	(DP_REDZONE_KEY_WORDS * 8u)

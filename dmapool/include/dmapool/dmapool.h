@@ -156,6 +156,8 @@ enum dmapool_index_kind {
  *  RANDOM      the block an alloc returns is chosen at random.
  *  redzone     (a field, not a flag) checked gap after each block.
  */
+#define DMAPOOL_POISON_BYTE		0xd7u	/* what POISON fills blocks with */
+
 #define DMAPOOL_OPT_ABORT_ON_VIOLATION	0x0001u /* abort()/BUG after reporting */
 #define DMAPOOL_OPT_POISON		0x0002u /* poison free blocks, check at alloc */
 #define DMAPOOL_OPT_QUARANTINE		0x0004u /* delay reuse until quiesce */
