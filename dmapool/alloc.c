@@ -80,7 +80,8 @@ static __attribute__((noinline)) void *alloc_hooked(struct dmapool *pool,
 		dp_garbage_free(pool, &gb);
 	if (DP_UNLIKELY(!c))
 		return NULL;
-	dp_harden_alloc_check(pool, c, pos);
+	if (pool->hooks & DMAPOOL_OPT_POISON)
+		dp_harden_alloc_check(pool, c, pos);
 	return hand_out(pool, c, pos, gfp, dma);
 }
 

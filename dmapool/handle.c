@@ -79,7 +79,7 @@ alloc_block(struct dmapool *pool, dmapool_gfp_t gfp, const bool hooked)
 		dp_garbage_free(pool, &gb);
 	if (DP_UNLIKELY(!c))
 		return blk;
-	if (hooked)
+	if (hooked && (pool->hooks & DMAPOOL_OPT_POISON))
 		dp_harden_alloc_check(pool, c, pos);
 
 	off = dp_geo_offset(&pool->geo, pos);

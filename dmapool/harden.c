@@ -117,6 +117,27 @@ static size_t first_diff(const uint8_t *p, size_t n, const uint64_t *pat)
 }
 
 /*
+ * Is every one of the @n bytes at @p the poison byte?  The common case
+ * (yes) reads the block once, 8 bytes at a time, with no early exit and no
+ * pattern index; first_diff() then finds where, in the rare other case.
+ */
+static bool all_poison(const uint8_t *p, size_t n)
+{
+	uint64_t acc = 0;
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		uint64_t v;
+
+		__builtin_memcpy(&v, p + i, 8);
+		acc |= v ^ POISON_WORD;
+	}
+	for (; i < n; i++)
+		acc |= p[i] ^ DP_POISON_BYTE;
+	return !acc;
+}
+
+/*
  * Describe what a device left in the @n bytes at @start (from the block at
  * @boff in @c), the first bad one at @first: where, up to 16 bytes from
  * there, and how many differ.  The device may still be writing; the report
@@ -223,14 +244,15 @@ void dp_harden_alloc_check(struct dmapool *pool, struct dp_chunk *c,
 {
 	const struct dp_geometry *g = &pool->geo;
 	const size_t off = dp_geo_offset(g, pos);
+	const uint8_t *b = (const uint8_t *)(c->vaddr + off);
 	struct dp_pending p;
 	size_t first;
 
-	if (!(pool->hooks & DMAPOOL_OPT_POISON))
+	if (DP_LIKELY(all_poison(b, g->size)))
 		return;
-	first = first_diff((const uint8_t *)(c->vaddr + off), g->size,
-			   poison_pattern);
-	if (DP_LIKELY(first == g->size))
+	/* The device may have put the bytes back meanwhile: then no report. */
+	first = first_diff(b, g->size, poison_pattern);
+	if (first == g->size)
 		return;
 	device_report(pool, &p, DMAPOOL_R_DEVICE_WRITE_AFTER_FREE, c, off, 0,
 		      g->size, poison_pattern, first,

@@ -81,7 +81,7 @@ void dp_harden_chunk_init(struct dmapool *pool, struct dp_chunk *c);
  */
 void dp_harden_free(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
 		    dp_irqflags_t flags);
-/* A block just allocated (lock not held): check its poison. */
+/* A block just allocated in a POISON pool (lock not held): check it. */
 void dp_harden_alloc_check(struct dmapool *pool, struct dp_chunk *c,
 			   uint32_t pos);
 

@@ -11,6 +11,10 @@
  * with free blocks and they are equally free, every free block is equally
  * likely.
  *
+ * Bit counting is done by hand (SWAR), not with __builtin_popcountll: without
+ * a popcount instruction in the target flags that builtin is a call into
+ * libgcc, which is slow here and does not exist in the kernel.
+ *
  * The generator is splitmix64 (Steele, Lea and Flood, 2014): a 64-bit
  * counter run through a mixing function, no division, no floating point, so
  * it is the same in the kernel.  A range is taken with a multiply and a
@@ -34,6 +38,38 @@ uint32_t dp_rand_below(uint64_t *state, uint32_t n)
 	return (uint32_t)(((dp_rand_next(state) >> 32) * n) >> 32);
 }
 
+#define BYTES_ONE	0x0101010101010101ull
+
+/* Each byte of the result: the number of bits set in that byte of @x. */
+static uint64_t byte_counts(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	return (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+}
+
+static uint32_t popcount64(uint64_t x)
+{
+	return (uint32_t)((byte_counts(x) * BYTES_ONE) >> 56);
+}
+
+/* Position of the @k-th (from 0) set bit of @x, which has more than @k. */
+static uint32_t select64(uint64_t x, uint32_t k)
+{
+	/* Byte i of upto: bits set in bytes 0..i (at most 64: no carry). */
+	const uint64_t upto = byte_counts(x) * BYTES_ONE;
+	uint32_t b = 0;
+
+	while (((upto >> (8 * b)) & 0xff) <= k)
+		b++;
+	if (b)
+		k -= (uint32_t)(upto >> (8 * (b - 1))) & 0xff;
+	x >>= 8 * b;
+	while (k--)
+		x &= x - 1;
+	return 8 * b + (uint32_t)__builtin_ctzll(x);
+}
+
 /* Free blocks of @c (the chunk has at least one). */
 static uint32_t free_count(const struct dp_chunk *c)
 {
@@ -44,7 +80,7 @@ static uint32_t free_count(const struct dp_chunk *c)
 		uint32_t w = (uint32_t)__builtin_ctzll(words);
 
 		words &= words - 1;
-		n += (uint32_t)__builtin_popcountll(c->map[1 + w]);
+		n += popcount64(c->map[1 + w]);
 	}
 	return n;
 }
@@ -57,16 +93,12 @@ static uint32_t nth_free(const struct dp_chunk *c, uint32_t k)
 	for (;;) {
 		uint32_t w = (uint32_t)__builtin_ctzll(words);
 		uint64_t word = c->map[1 + w];
-		uint32_t n = (uint32_t)__builtin_popcountll(word);
+		uint32_t n = popcount64(word);
 
 		words &= words - 1;
-		if (k >= n) {
-			k -= n;
-			continue;
-		}
-		while (k--)
-			word &= word - 1;
-		return w * 64 + (uint32_t)__builtin_ctzll(word);
+		if (k < n)
+			return w * 64 + select64(word, k);
+		k -= n;
 	}
 }
 
@@ -80,7 +112,8 @@ struct dp_chunk *dp_random_take(struct dmapool *pool, uint32_t *pos)
 		return NULL;
 	for (; c && n < DP_RANDOM_WINDOW; c = c->next)
 		n++;
-	for (c = pool->avail, k = dp_rand_below(rng, n); k; k--)
+	c = pool->avail;
+	for (k = n > 1 ? dp_rand_below(rng, n) : 0; k; k--)
 		c = c->next;
 	*pos = nth_free(c, dp_rand_below(rng, free_count(c)));
 	dp_chunk_take(c, *pos);
