@@ -288,6 +288,75 @@ DMAPOOL_API struct dmapool_dev *dmapool_dev_shm(void);
 DMAPOOL_API int dmapool_dev_shm_fd(const struct dmapool_dev *dev);
 /* Current length of the file: map this much to see every chunk so far. */
 DMAPOOL_API size_t dmapool_dev_shm_size(const struct dmapool_dev *dev);
+
+/*
+ * VFIO (Linux, type1 IOMMU): for a userspace driver of a real device.
+ * Every chunk is anonymous host memory that the device reaches only through
+ * its own IOMMU mapping (VFIO_IOMMU_MAP_DMA), at an IOVA this backend picks
+ * inside a window [iova_base, iova_base + iova_size) the application
+ * reserves for it in its container; dma = that IOVA.  A chunk is unmapped
+ * (VFIO_IOMMU_UNMAP_DMA) before its memory goes back, and its IOVA is
+ * reused afterwards.
+ *
+ * The container belongs to the caller (the way DPDK/SPDK-style code already
+ * owns one): groups attached, IOMMU type set (VFIO_TYPE1v2_IOMMU or
+ * VFIO_TYPE1_IOMMU).  The backend works on a duplicate of the fd, closed at
+ * the last dmapool_dev_put(), so the container outlives the dev's chunks
+ * whatever the caller does with its own fd.  It never maps outside its
+ * window: the application keeps its own mappings elsewhere in the same
+ * container.
+ *
+ * With DMAPOOL_VFIO_QUERY_IOMMU the backend asks the IOMMU
+ * (VFIO_IOMMU_GET_INFO) first: the window is cut down to the usable IOVA
+ * ranges (holes such as the x86 MSI window are skipped) and chunks are
+ * mapped in multiples of the smallest IOMMU page.
+ *
+ * Errors are negative errno values; README.md ("VFIO backend") lists them.
+ * Chunk failures surface as a NULL from dmapool_alloc(); the errno and the
+ * failing step are then in dmapool_dev_vfio_info().
+ */
+#define DMAPOOL_VFIO_QUERY_IOMMU	0x1u
+
+struct dmapool_vfio_cfg {
+	int container_fd;	/* an open VFIO container, IOMMU set */
+	unsigned int flags;	/* DMAPOOL_VFIO_* */
+	uint64_t iova_base;	/* the window: page aligned, not wrapping; */
+	uint64_t iova_size;	/* keep it below the device's DMA mask */
+	uint64_t max_chunks;	/* mappings this dev may hold; 0 = no limit
+				 * of its own (the kernel's still applies) */
+	uint64_t reserved[4];	/* must be zero */
+};
+
+/* 0 and a new dev in *@devp, or a negative errno (*@devp = NULL). */
+DMAPOOL_API int dmapool_dev_vfio_create(const struct dmapool_vfio_cfg *cfg,
+					struct dmapool_dev **devp);
+/*
+ * The common case: DMAPOOL_VFIO_QUERY_IOMMU, no own mapping limit.
+ * NULL with errno set on failure.
+ */
+DMAPOOL_API struct dmapool_dev *dmapool_dev_vfio(int container_fd,
+						 uint64_t iova_base,
+						 uint64_t iova_size);
+
+struct dmapool_vfio_info {
+	uint64_t iova_base, iova_size;	/* the window as configured */
+	uint64_t iova_usable;		/* bytes of it the backend may use */
+	uint64_t iova_mapped;		/* bytes mapped now */
+	uint64_t granule;		/* mapping unit: CPU or IOMMU page */
+	uint64_t iommu_pgsizes;		/* from the IOMMU; 0 if not asked */
+	int64_t dma_avail;		/* mappings the container may still
+					 * make, asked now; -1 if unknown */
+	uint64_t chunks_mapped;		/* mappings held now */
+	uint64_t maps, unmaps;		/* successful, so far */
+	uint64_t map_failures, unmap_failures;
+	uint64_t leaked_bytes;		/* kept mapped because unmap failed */
+	int last_error;			/* negative errno of the last failure */
+	char last_error_msg[120];	/* which step failed, on what */
+};
+
+/* 0, or -EINVAL when @dev is not a VFIO backend. */
+DMAPOOL_API int dmapool_dev_vfio_info(const struct dmapool_dev *dev,
+				      struct dmapool_vfio_info *info);
 #endif
 
 #ifdef __cplusplus
