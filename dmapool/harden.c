@@ -10,11 +10,13 @@
  * - Scrub (DMAPOOL_OPT_SCRUB): a freed block is zeroed, so the next user and
  *   the device see no stale data.  With poison too, the poison pattern does
  *   that job (one write, no stale data either way).
- * - Redzones (opts.redzone): the gap after each block (the redzone rounded
- *   up to the alignment) holds per-pool random bytes whose expected values
- *   live in host memory.  Checked when the block is freed: a changed byte
- *   means the block's user wrote past its end, "device-overrun".  The
- *   redzone is then restored, so one overrun is reported once.
+ * - Redzones (opts.redzone): the first opts.redzone bytes after each block
+ *   hold per-pool random bytes whose expected values live in host memory
+ *   (geometry reserves them, rounded up to the alignment; the rounding is
+ *   not checked: with a large alignment it can be kilobytes, and checking
+ *   costs per byte).  Checked when the block is freed: a changed byte means
+ *   the block's user wrote past its end, "device-overrun".  The redzone is
+ *   then restored, so one overrun is reported once.
  *
  * These only read DMA memory to compare it and report; a byte never decides
  * anything but the content of a report (invariant 2).
@@ -56,8 +58,10 @@ int dp_harden_init(struct dmapool *pool, const struct dmapool_opts *o)
 	struct dp_geometry *g = &pool->geo;
 
 	pool->hooks = o->flags & DP_HOOK_FLAGS;
-	if (g->stride > g->size)
+	if (o->redzone) {
 		pool->hooks |= DP_HOOK_REDZONE;
+		pool->hard.redzone = o->redzone;
+	}
 	if (!pool->hooks)
 		return 0;
 	pool->hooked = true;
@@ -123,10 +127,20 @@ static size_t first_diff(const uint8_t *p, size_t n, const uint64_t *pat)
  */
 static bool all_poison(const uint8_t *p, size_t n)
 {
-	uint64_t acc = 0;
-	size_t i;
+	uint64_t acc = 0, a[4] = { 0, 0, 0, 0 };
+	size_t i, j;
 
-	for (i = 0; i + 8 <= n; i += 8) {
+	/* Four independent accumulators: no dependency chain through acc. */
+	for (i = 0; i + 32 <= n; i += 32) {
+		for (j = 0; j < 4; j++) {
+			uint64_t v;
+
+			__builtin_memcpy(&v, p + i + 8 * j, 8);
+			a[j] |= v ^ POISON_WORD;
+		}
+	}
+	acc = a[0] | a[1] | a[2] | a[3];
+	for (; i + 8 <= n; i += 8) {
 		uint64_t v;
 
 		__builtin_memcpy(&v, p + i, 8);
@@ -179,7 +193,7 @@ void dp_harden_chunk_init(struct dmapool *pool, struct dp_chunk *c)
 	for (pos = 0; pos < g->nbits; pos++)
 		if (dp_geo_valid_position(g, pos))
 			fill_pattern(base + dp_geo_offset(g, pos) + g->size,
-				     g->stride - g->size, pool->hard.key);
+				     pool->hard.redzone, pool->hard.key);
 }
 
 /*
@@ -195,7 +209,7 @@ static bool free_bytes(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
 	bool bad = false;
 
 	if (pool->hooks & DP_HOOK_REDZONE) {
-		const size_t n = g->stride - g->size;
+		const size_t n = pool->hard.redzone;
 		size_t first = first_diff(b + g->size, n, pool->hard.key);
 
 		if (DP_UNLIKELY(first < n)) {
@@ -213,30 +227,48 @@ static bool free_bytes(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
 	return bad;
 }
 
-void dp_harden_free(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
-		    dp_irqflags_t flags)
+/* The last step of every hardened free: quarantine or reuse; lock held. */
+static void free_finish(struct dmapool *pool, struct dp_chunk *c, uint32_t pos)
 {
-	const struct dp_geometry *g = &pool->geo;
-	struct dp_pending p;
-	bool bad = false;
-
-	dp_gen_bump(pool, c, pos);
-	pool->in_use--;
-	if (pool->hooks & DP_HOOK_BYTES) {
-		/* Nobody can take, free or release a held block. */
-		dp_chunk_hold(c, g, pos);
-		dp_unlock(&pool->lock, flags);
-		bad = free_bytes(pool, c, pos, &p);
-		flags = dp_lock(&pool->lock);
-		dp_chunk_unhold(c, g, pos);
-	}
 	if (pool->hooks & DMAPOOL_OPT_QUARANTINE)
 		dp_quarantine_add(pool, c, pos);
 	else
 		dp_block_to_free(pool, c, pos);
+}
+
+/* A free with byte work (its report, if any, needs a large frame). */
+static __attribute__((noinline)) void free_held(struct dmapool *pool,
+						struct dp_chunk *c,
+						uint32_t pos,
+						dp_irqflags_t flags)
+{
+	const struct dp_geometry *g = &pool->geo;
+	struct dp_pending p;
+	bool bad;
+
+	/* Nobody can take, free or release a held block. */
+	dp_chunk_hold(c, g, pos);
+	dp_unlock(&pool->lock, flags);
+	bad = free_bytes(pool, c, pos, &p);
+	flags = dp_lock(&pool->lock);
+	dp_chunk_unhold(c, g, pos);
+	free_finish(pool, c, pos);
 	dp_unlock(&pool->lock, flags);
 	if (bad)
 		dp_report_deliver(pool, &p);
+}
+
+void dp_harden_free(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
+		    dp_irqflags_t flags)
+{
+	dp_gen_bump(pool, c, pos);
+	pool->in_use--;
+	if (pool->hooks & DP_HOOK_BYTES) {
+		free_held(pool, c, pos, flags);
+		return;
+	}
+	free_finish(pool, c, pos);
+	dp_unlock(&pool->lock, flags);
 }
 
 void dp_harden_alloc_check(struct dmapool *pool, struct dp_chunk *c,

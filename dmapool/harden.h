@@ -61,6 +61,7 @@ struct dp_quarantine {
 
 struct dp_harden {
 	uint64_t rng;		/* placement generator state */
+	uint32_t redzone;	/* bytes checked after each block */
 	struct dp_quarantine q;
 	uint64_t key[DP_REDZONE_KEY_WORDS];	/* expected redzone bytes */
 };

@@ -5,7 +5,11 @@
  * address a driver will hand it and plant data there in advance.
  *
  * The chunk is drawn uniformly from the first DP_RANDOM_WINDOW chunks of the
- * avail list (walking all of them would make alloc O(chunks)), the block
+ * avail list (walking all of them would make alloc O(chunks)): draw k below
+ * the window and walk k steps; if the list ends first, its length n is now
+ * known and k is drawn again below n.  Each of n < window chunks is then
+ * chosen with probability 1/window + (window - n)/window * 1/n = 1/n, and
+ * a long list costs one walk of k steps, not a count and a walk.  The block
  * uniformly from that chunk's free blocks (a popcount per bitmap word, then
  * the k-th set bit).  When the pool has no more than DP_RANDOM_WINDOW chunks
  * with free blocks and they are equally free, every free block is equally
@@ -58,10 +62,16 @@ static uint32_t select64(uint64_t x, uint32_t k)
 {
 	/* Byte i of upto: bits set in bytes 0..i (at most 64: no carry). */
 	const uint64_t upto = byte_counts(x) * BYTES_ONE;
-	uint32_t b = 0;
+	/*
+	 * The byte holding the bit is the number of bytes whose running
+	 * count is <= k.  (k | 0x80) - upto_i keeps its top bit exactly when
+	 * k >= upto_i, and never borrows from the next byte (both are below
+	 * 0x80): so count those top bits.
+	 */
+	const uint64_t le = ((k * BYTES_ONE) | 0x8080808080808080ull) - upto;
+	const uint32_t b = (uint32_t)((((le & 0x8080808080808080ull) >> 7) *
+				       BYTES_ONE) >> 56);
 
-	while (((upto >> (8 * b)) & 0xff) <= k)
-		b++;
 	if (b)
 		k -= (uint32_t)(upto >> (8 * (b - 1))) & 0xff;
 	x >>= 8 * b;
@@ -106,15 +116,19 @@ struct dp_chunk *dp_random_take(struct dmapool *pool, uint32_t *pos)
 {
 	uint64_t *rng = &pool->hard.rng;
 	struct dp_chunk *c = pool->avail;
-	uint32_t n = 0, k;
+	uint32_t n, k;
 
 	if (!c)
 		return NULL;
-	for (; c && n < DP_RANDOM_WINDOW; c = c->next)
-		n++;
-	c = pool->avail;
-	for (k = n > 1 ? dp_rand_below(rng, n) : 0; k; k--)
+	k = dp_rand_below(rng, DP_RANDOM_WINDOW);
+	for (n = 1; n <= k && c->next; n++)
 		c = c->next;
+	if (n <= k && n > 1) {
+		/* The list holds only n chunks, fewer than the window. */
+		c = pool->avail;
+		for (k = dp_rand_below(rng, n); k; k--)
+			c = c->next;
+	}
 	*pos = nth_free(c, dp_rand_below(rng, free_count(c)));
 	dp_chunk_take(c, *pos);
 	if (dp_chunk_full(c))

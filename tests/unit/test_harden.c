@@ -755,7 +755,7 @@ Test(harden, scrub_device_sees_zeroes_after_free)
  * bounds are loose (chi-square 255 degrees of freedom: mean 255, sd 23)
  * only so that they do not depend on the generator's details.
  */
-Test(harden, random_placement_is_uniform)
+Test(harden, random_placement_is_uniform, .timeout = 60)
 {
 	static const uint64_t seeds[] = { 1, 0xdeadbeef, 987654321 };
 	unsigned int s;
@@ -839,7 +839,7 @@ static void first_offsets(uint64_t seed, size_t *off, unsigned int n)
 	dmapool_dev_put(dev);
 }
 
-Test(harden, random_placement_follows_its_seed)
+Test(harden, random_placement_follows_its_seed, .timeout = 60)
 {
 	size_t a[64], b[64], c[64];
 	unsigned int i, same = 0, in_order = 0, seen[64] = { 0 };
@@ -857,6 +857,54 @@ Test(harden, random_placement_follows_its_seed)
 	cr_assert_lt(in_order, 16, "not first fit");
 	for (i = 0; i < 64; i++)
 		cr_assert_eq(seen[i], 1, "every block once");
+}
+
+/* Multi-word bitmaps: a chunk of 256 and of 4096 blocks, drained at random. */
+Test(harden, random_placement_hands_out_every_block_once, .timeout = 60)
+{
+	static const size_t sizes[] = { 16, 1 };
+	unsigned int s;
+
+	for (s = 0; s < 2; s++) {
+		struct dmapool_dev *dev = tl_heap();
+		struct dmapool_opts o;
+		struct dmapool *pool;
+		struct dmapool_stats st;
+		struct tl_chunk ch[1];
+		static uint8_t *v[4096];
+		static dmapool_dma_t d[4096];
+		static unsigned char seen[4096];
+		unsigned int i, in_order = 0;
+
+		dmapool_opts_init(&o);
+		o.flags = DMAPOOL_OPT_RANDOM;
+		o.seed = 5 + s;
+		pool = dmapool_create_opts("rnd", dev, sizes[s], 1, 0, &o);
+		v[0] = dmapool_alloc(pool, 0, &d[0]);
+		dmapool_get_stats(pool, &st);
+		cr_assert_eq(st.blocks_per_chunk, 4096 / st.stride);
+		tl_chunks(pool, ch, 1);
+		memset(seen, 0, sizeof(seen));
+		for (i = 1; i < st.blocks_per_chunk; i++) {
+			v[i] = dmapool_alloc(pool, DMAPOOL_GFP_NOGROW, &d[i]);
+			cr_assert_not_null(v[i], "size %zu: block %u", sizes[s], i);
+		}
+		cr_assert_null(dmapool_alloc(pool, DMAPOOL_GFP_NOGROW, NULL),
+			       "the chunk is drained");
+		for (i = 0; i < st.blocks_per_chunk; i++) {
+			size_t pos = (size_t)(v[i] - ch[0].vaddr) / st.stride;
+
+			cr_assert_lt(pos, st.blocks_per_chunk);
+			cr_assert_eq(seen[pos]++, 0, "block %zu twice", pos);
+			in_order += pos == i;
+		}
+		cr_assert_lt(in_order, st.blocks_per_chunk / 8);
+		for (i = 0; i < st.blocks_per_chunk; i++)
+			dmapool_free(pool, v[i], d[i]);
+		cr_assert_eq(tl_cap.n, 0);
+		dmapool_destroy(pool);
+		dmapool_dev_put(dev);
+	}
 }
 
 /* ------------------------------------------------------------------ */
