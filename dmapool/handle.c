@@ -28,7 +28,11 @@ static bool enable_handles(struct dmapool *pool, dmapool_gfp_t gfp,
 			if (pool->slots[id].chunk && !pool->slots[id].gen)
 				break;
 		if (id == pool->nslots) {
-			pool->handles = true;
+			/* Thread-cache frees read it without the lock. */
+			DP_WRITE_ONCE(pool->handles, true);
+			/* The index kind does not matter: handles need no lookup. */
+			pool->handle_fast = !pool->tcache &&
+					    !pool->auto_shrink && !pool->hooked;
 			return true;
 		}
 		dp_unlock(&pool->lock, *flags);
@@ -50,12 +54,35 @@ static bool enable_handles(struct dmapool *pool, dmapool_gfp_t gfp,
 }
 
 /*
- * The body of dmapool_alloc_block, instantiated twice: @hooked is a
- * constant, so a plain pool's copy has no hardening code at all and a
- * pool with options pays a single test to reach its own copy.
+ * A block for a handle in a pool that is not handle_fast: the first handle
+ * allocation, or a special pool (a thread-cache pool's block is claimed; a
+ * poisoned pool's block is checked, unlocked: it is ours already).
  */
-static inline __attribute__((always_inline)) struct dmapool_block
-alloc_block(struct dmapool *pool, dmapool_gfp_t gfp, const bool hooked)
+static DP_NOINLINE struct dp_chunk *take_special(struct dmapool *pool,
+						 dmapool_gfp_t gfp,
+						 uint32_t *pos,
+						 dp_irqflags_t *flags,
+						 struct dp_garbage *gb)
+{
+	struct dp_chunk *c;
+
+	if (!pool->handles && !enable_handles(pool, gfp, flags, gb))
+		return NULL;
+	c = dp_take_block_any(pool, pos);
+	if (!c)
+		c = dp_take_block_slow(pool, gfp, pos, flags, gb);
+	if (c)
+		dp_claim_block(pool, c, *pos);
+	if (c && (pool->hooks & DMAPOOL_OPT_POISON)) {
+		dp_unlock(&pool->lock, *flags);
+		dp_harden_alloc_check(pool, c, *pos);
+		*flags = dp_lock(&pool->lock);
+	}
+	return c;
+}
+
+struct dmapool_block dmapool_alloc_block(struct dmapool *pool,
+					 dmapool_gfp_t gfp)
 {
 	struct dp_garbage gb = DP_GARBAGE_INIT;
 	struct dmapool_block blk = { NULL, 0, 0 };
@@ -65,22 +92,26 @@ alloc_block(struct dmapool *pool, dmapool_gfp_t gfp, const bool hooked)
 	uint16_t gen = 0;
 	size_t off;
 
+	if (DP_UNLIKELY(!pool)) {
+		dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0,
+				 "dmapool_alloc_block called with a NULL pool");
+		return blk;
+	}
 	flags = dp_lock(&pool->lock);
-	if (DP_LIKELY(pool->handles) || enable_handles(pool, gfp, &flags, &gb)) {
-		c = hooked ? dp_take_block_any(pool, &pos) :
-			     dp_take_block(pool, &pos);
+	if (DP_LIKELY(pool->handle_fast)) {
+		c = dp_take_block(pool, &pos);
 		if (DP_UNLIKELY(!c))
 			c = dp_take_block_slow(pool, gfp, &pos, &flags, &gb);
-		if (c)
-			gen = pool->slots[c->id].gen[pos];
+	} else {
+		c = take_special(pool, gfp, &pos, &flags, &gb);
 	}
+	if (c)
+		gen = pool->slots[c->id].gen[pos];
 	dp_unlock(&pool->lock, flags);
 	if (DP_UNLIKELY(gb.list || gb.nodes))
 		dp_garbage_free(pool, &gb);
 	if (DP_UNLIKELY(!c))
 		return blk;
-	if (hooked && (pool->hooks & DMAPOOL_OPT_POISON))
-		dp_harden_alloc_check(pool, c, pos);
 
 	off = dp_geo_offset(&pool->geo, pos);
 	blk.vaddr = (void *)(c->vaddr + off);
@@ -89,27 +120,6 @@ alloc_block(struct dmapool *pool, dmapool_gfp_t gfp, const bool hooked)
 	if (gfp & DMAPOOL_GFP_ZERO)
 		dp_os_memset(blk.vaddr, 0, pool->geo.size);
 	return blk;
-}
-
-static __attribute__((noinline)) struct dmapool_block
-alloc_block_hooked(struct dmapool *pool, dmapool_gfp_t gfp)
-{
-	return alloc_block(pool, gfp, true);
-}
-
-struct dmapool_block dmapool_alloc_block(struct dmapool *pool,
-					 dmapool_gfp_t gfp)
-{
-	if (DP_UNLIKELY(!pool)) {
-		struct dmapool_block none = { NULL, 0, 0 };
-
-		dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0,
-				 "dmapool_alloc_block called with a NULL pool");
-		return none;
-	}
-	if (DP_UNLIKELY(pool->hooked))
-		return alloc_block_hooked(pool, gfp);
-	return alloc_block(pool, gfp, false);
 }
 
 /* Fill @p for a handle that does not name a block of this pool. */
@@ -168,9 +178,7 @@ void dmapool_free_block(struct dmapool *pool, struct dmapool_block blk)
 		p.r.handle = h;
 	} else if (DP_UNLIKELY(!dp_chunk_is_allocated(c, &pool->geo, pos))) {
 		dp_report_fill(pool, &p, DMAPOOL_R_DOUBLE_FREE, blk.vaddr,
-				  blk.dma, dp_chunk_is_free(c, pos) ?
-				  "block is already free" :
-				  "block is already freed and held (quarantine or cache)");
+				  blk.dma, "block is already free");
 		p.r.block = blk.vaddr;
 		p.r.block_dma = blk.dma;
 		p.r.handle = h;
@@ -181,14 +189,32 @@ void dmapool_free_block(struct dmapool *pool, struct dmapool_block blk)
 		p.r.block = blk.vaddr;
 		p.r.block_dma = blk.dma;
 		p.r.handle = h;
-	} else if (DP_LIKELY(!pool->geo.held_words)) {
-		/* (held_words is loaded above already: free for plain pools) */
-		dp_put_block(pool, c, pos);
+	} else if (DP_LIKELY(pool->handle_fast)) {
+		/* dp_put_block, knowing the generations exist. */
+		pool->slots[id].gen[pos]++;
+		if (dp_chunk_put(c, pos))
+			dp_avail_push(pool, c);
+		pool->in_use--;
 		dp_unlock(&pool->lock, flags);
 		return;
-	} else {
+	} else if (pool->hooked) {
 		dp_harden_free(pool, c, pos, flags);
 		return;
+	} else {
+		bool shrink = false;
+
+		if (dp_put_special(pool, c, pos, &shrink)) {
+			dp_unlock(&pool->lock, flags);
+			if (shrink)
+				dp_auto_shrink(pool, c);
+			return;
+		}
+		/* A thread-cache free by address took it first. */
+		dp_report_fill(pool, &p, DMAPOOL_R_DOUBLE_FREE, blk.vaddr,
+			       blk.dma, "block is already freed and held (quarantine or cache)");
+		p.r.block = blk.vaddr;
+		p.r.block_dma = blk.dma;
+		p.r.handle = h;
 	}
 	dp_unlock(&pool->lock, flags);
 	dp_report_deliver(pool, &p);

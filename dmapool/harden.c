@@ -32,6 +32,14 @@ static const uint64_t poison_pattern[DP_REDZONE_KEY_WORDS] = {
 
 const char *dp_harden_check_opts(const struct dmapool_opts *o)
 {
+	/*
+	 * A thread cache allocates and frees without the pool lock and gives
+	 * held bits another meaning (tcache.c): the hooks are not wired into
+	 * it yet.
+	 */
+	if ((o->flags & DMAPOOL_OPT_THREAD_CACHE) &&
+	    ((o->flags & DP_HOOK_FLAGS) || o->redzone))
+		return "thread caches cannot be combined with hardening options in this build";
 	if ((o->flags & DMAPOOL_OPT_QUARANTINE) &&
 	    o->quarantine_max > DP_QUARANTINE_LIMIT)
 		return "quarantine_max is larger than 2^20 blocks";
@@ -227,13 +235,17 @@ static bool free_bytes(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
 	return bad;
 }
 
-/* The last step of every hardened free: quarantine or reuse; lock held. */
-static void free_finish(struct dmapool *pool, struct dp_chunk *c, uint32_t pos)
+/*
+ * The last step of every hardened free: quarantine or reuse; lock held.
+ * Returns a chunk that this left empty in an auto-shrink pool, or NULL.
+ */
+static const struct dp_chunk *free_finish(struct dmapool *pool,
+					  struct dp_chunk *c, uint32_t pos)
 {
 	if (pool->hooks & DMAPOOL_OPT_QUARANTINE)
-		dp_quarantine_add(pool, c, pos);
-	else
-		dp_block_to_free(pool, c, pos);
+		return dp_quarantine_add(pool, c, pos);
+	dp_block_to_free(pool, c, pos);
+	return pool->auto_shrink && dp_chunk_emptied(pool, c, pos) ? c : NULL;
 }
 
 /* A free with byte work (its report, if any, needs a large frame). */
@@ -243,6 +255,7 @@ static __attribute__((noinline)) void free_held(struct dmapool *pool,
 						dp_irqflags_t flags)
 {
 	const struct dp_geometry *g = &pool->geo;
+	const struct dp_chunk *shrink;
 	struct dp_pending p;
 	bool bad;
 
@@ -252,23 +265,29 @@ static __attribute__((noinline)) void free_held(struct dmapool *pool,
 	bad = free_bytes(pool, c, pos, &p);
 	flags = dp_lock(&pool->lock);
 	dp_chunk_unhold(c, g, pos);
-	free_finish(pool, c, pos);
+	shrink = free_finish(pool, c, pos);
 	dp_unlock(&pool->lock, flags);
 	if (bad)
 		dp_report_deliver(pool, &p);
+	if (shrink)
+		dp_auto_shrink(pool, shrink);
 }
 
 void dp_harden_free(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
 		    dp_irqflags_t flags)
 {
+	const struct dp_chunk *shrink;
+
 	dp_gen_bump(pool, c, pos);
 	pool->in_use--;
 	if (pool->hooks & DP_HOOK_BYTES) {
 		free_held(pool, c, pos, flags);
 		return;
 	}
-	free_finish(pool, c, pos);
+	shrink = free_finish(pool, c, pos);
 	dp_unlock(&pool->lock, flags);
+	if (shrink)
+		dp_auto_shrink(pool, shrink);
 }
 
 void dp_harden_alloc_check(struct dmapool *pool, struct dp_chunk *c,

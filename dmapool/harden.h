@@ -90,9 +90,13 @@ void dp_harden_alloc_check(struct dmapool *pool, struct dp_chunk *c,
 
 int dp_quarantine_init(struct dp_quarantine *q, unsigned int max);
 void dp_quarantine_fini(struct dp_quarantine *q);
-/* Hold a freed block back from reuse; lock held. */
-void dp_quarantine_add(struct dmapool *pool, struct dp_chunk *c,
-		       uint32_t pos);
+/*
+ * Hold a freed block back from reuse; lock held.  Returns the chunk of a
+ * block the bound pushed out if that left it empty in an auto-shrink pool
+ * (to shrink once unlocked), else NULL.
+ */
+const struct dp_chunk *dp_quarantine_add(struct dmapool *pool,
+					 struct dp_chunk *c, uint32_t pos);
 
 /* placement.c */
 

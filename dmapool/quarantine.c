@@ -18,8 +18,9 @@
  * stays bounded, and the count tells the driver its bound or its quiesce
  * rate is too low.  A quarantined block is "held" in its chunk's bitmap:
  * neither allocated (a second free of it is a double free) nor free (no
- * alloc can take it), and not in use (a pool can be destroyed with blocks in
- * quarantine).
+ * alloc can take it, and shrink does not see its chunk as empty: the ring's
+ * chunk ids stay valid), and not in use (a pool can be destroyed with
+ * blocks in quarantine).
  */
 #include "pool.h"
 
@@ -39,8 +40,11 @@ void dp_quarantine_fini(struct dp_quarantine *q)
 	q->ring = NULL;
 }
 
-/* Let the oldest block go; lock held, quarantine not empty. */
-static void release_oldest(struct dmapool *pool)
+/*
+ * Let the oldest block go; lock held, quarantine not empty.  Returns its
+ * chunk if that is now empty in an auto-shrink pool, else NULL.
+ */
+static const struct dp_chunk *release_oldest(struct dmapool *pool)
 {
 	struct dp_quarantine *q = &pool->hard.q;
 	uint64_t e = q->ring[q->head];
@@ -52,15 +56,18 @@ static void release_oldest(struct dmapool *pool)
 	q->count--;
 	dp_chunk_unhold(c, &pool->geo, pos);
 	dp_block_to_free(pool, c, pos);
+	return pool->auto_shrink && dp_chunk_emptied(pool, c, pos) ? c : NULL;
 }
 
-void dp_quarantine_add(struct dmapool *pool, struct dp_chunk *c, uint32_t pos)
+const struct dp_chunk *dp_quarantine_add(struct dmapool *pool,
+					 struct dp_chunk *c, uint32_t pos)
 {
 	struct dp_quarantine *q = &pool->hard.q;
+	const struct dp_chunk *emptied = NULL;
 	uint32_t tail;
 
 	if (q->count == q->max) {
-		release_oldest(pool);
+		emptied = release_oldest(pool);
 		q->forced++;
 	}
 	tail = q->head + q->count;
@@ -69,6 +76,7 @@ void dp_quarantine_add(struct dmapool *pool, struct dp_chunk *c, uint32_t pos)
 	q->ring[tail] = (uint64_t)c->id << 32 | pos;
 	q->count++;
 	dp_chunk_hold(c, &pool->geo, pos);
+	return emptied;
 }
 
 void dmapool_quiesce(struct dmapool *pool)
@@ -90,4 +98,7 @@ void dmapool_quiesce(struct dmapool *pool)
 	while (pool->hard.q.count)
 		release_oldest(pool);
 	dp_unlock(&pool->lock, flags);
+	/* Chunks that only quarantined blocks kept busy may go now. */
+	if (pool->auto_shrink)
+		dp_auto_shrink(pool, NULL);
 }

@@ -713,6 +713,66 @@ Test(harden, destroy_with_nonempty_quarantine)
 	dmapool_dev_put(dev);
 }
 
+Test(harden, quarantine_keeps_chunks_from_shrink_until_quiesce)
+{
+	struct checker t = { 0 };
+	struct dmapool_dev *dev = dmapool_dev_new(&check_ops, &t);
+	struct dmapool_opts o;
+	struct dmapool *pool;
+	struct dmapool_stats st;
+	void *v[8];
+	dmapool_dma_t d[8];
+	int i;
+
+	dmapool_opts_init(&o);
+	o.flags = DMAPOOL_OPT_QUARANTINE | DMAPOOL_OPT_POISON |
+		  DMAPOOL_OPT_AUTO_SHRINK;
+	o.reserve_chunks = 0;
+	pool = dmapool_create_opts("qs", dev, 1024, 0, 0, &o);
+	cr_assert_not_null(pool);
+	for (i = 0; i < 8; i++)
+		v[i] = dmapool_alloc(pool, 0, &d[i]);
+	cr_assert_eq(t.allocs, 2, "4 blocks of 1024 per chunk");
+	for (i = 0; i < 8; i++)
+		dmapool_free(pool, v[i], d[i]);
+	/* Quarantined blocks keep their chunks: a device may still write. */
+	cr_assert_eq(dmapool_shrink(pool), 0);
+	dmapool_get_stats(pool, &st);
+	cr_assert_eq(st.chunks, 2);
+	cr_assert_eq(st.quarantined, 8);
+	cr_assert_eq(t.frees, 0);
+	/* Quiesce lets them go, and auto shrink gives the chunks back. */
+	dmapool_quiesce(pool);
+	dmapool_get_stats(pool, &st);
+	cr_assert_eq(st.quarantined, 0);
+	cr_assert_eq(st.chunks, 0);
+	cr_assert_eq(st.chunks_released, 2);
+	cr_assert_eq(t.frees, 2);
+	cr_assert_eq(t.dirty_frees, 0);
+	cr_assert_eq(tl_cap.n, 0);
+	dmapool_destroy(pool);
+	dmapool_dev_put(dev);
+}
+
+Test(harden, thread_cache_with_hardening_is_refused)
+{
+	struct dmapool_dev *dev = tl_heap();
+	struct dmapool_opts o;
+
+	dmapool_opts_init(&o);
+	o.flags = DMAPOOL_OPT_THREAD_CACHE | DMAPOOL_OPT_POISON;
+	cr_assert_null(dmapool_create_opts("tc", dev, 64, 0, 0, &o));
+	dmapool_opts_init(&o);
+	o.flags = DMAPOOL_OPT_THREAD_CACHE;
+	o.redzone = 8;
+	cr_assert_null(dmapool_create_opts("tc", dev, 64, 0, 0, &o));
+	cr_assert_eq(tl_count(DMAPOOL_R_BAD_GEOMETRY), 2);
+	o.redzone = 0;
+	dmapool_destroy(dmapool_create_opts("tc", dev, 64, 0, 0, &o));
+	cr_assert_eq(tl_count(DMAPOOL_R_BAD_GEOMETRY), 2);
+	dmapool_dev_put(dev);
+}
+
 /* ------------------------------------------------------------------ */
 /* Scrub.                                                              */
 

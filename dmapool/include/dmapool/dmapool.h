@@ -155,6 +155,7 @@ enum dmapool_index_kind {
  *              zeroed, whatever the options.
  *  RANDOM      the block an alloc returns is chosen at random.
  *  redzone     (a field, not a flag) checked gap after each block.
+ * They cannot be combined with DMAPOOL_OPT_THREAD_CACHE in this build.
  */
 #define DMAPOOL_POISON_BYTE		0xd7u	/* what POISON fills blocks with */
 
@@ -164,6 +165,8 @@ enum dmapool_index_kind {
 #define DMAPOOL_OPT_SCRUB		0x0008u /* zero blocks on free */
 #define DMAPOOL_OPT_RANDOM		0x0010u /* randomized placement */
 #define DMAPOOL_OPT_THREAD_CACHE	0x0020u /* per-thread magazines */
+#define DMAPOOL_OPT_AUTO_SHRINK		0x0040u /* release empty chunks beyond
+						 * reserve_chunks on free */
 
 struct dmapool_opts {
 	unsigned int flags;		/* DMAPOOL_OPT_* */
@@ -176,7 +179,8 @@ struct dmapool_opts {
 					 * Overruns: "device-overrun" */
 	unsigned int quarantine_max;	/* blocks held before forced release;
 					 * 0 = 256, at most 2^20 */
-	size_t reserve_chunks;		/* empty chunks kept by shrink */
+	size_t reserve_chunks;		/* empty chunks kept by shrink (explicit
+					 * or automatic); 0 = keep none */
 	uint64_t seed;			/* for DMAPOOL_OPT_RANDOM; 0 = any */
 	dmapool_report_fn report;	/* NULL = the global sink */
 	void *report_ctx;
@@ -211,13 +215,6 @@ DMAPOOL_API struct dmapool_block dmapool_alloc_block(struct dmapool *pool,
 DMAPOOL_API void dmapool_free_block(struct dmapool *pool,
 				    struct dmapool_block blk);
 
-/*
- * Declare the device idle for every block freed so far (after an IOTLB
- * flush, a completion, a reset): blocks waiting in quarantine become
- * reusable.  A no-op for pools without DMAPOOL_OPT_QUARANTINE.
- */
-DMAPOOL_API void dmapool_quiesce(struct dmapool *pool);
-
 /* ------------------------------------------------------------------ */
 /* Statistics and introspection.                                       */
 
@@ -233,10 +230,29 @@ struct dmapool_stats {
 	uint64_t quarantined;		/* blocks waiting for quiesce */
 	uint64_t quarantine_forced;	/* released by the bound, not quiesce */
 	uint64_t chunks_released;	/* chunks given back by shrink */
+	uint64_t blocks_cached;		/* free blocks in per-thread caches (not
+					 * in blocks_in_use); exact when no
+					 * thread is allocating or freeing */
 };
 
 DMAPOOL_API void dmapool_get_stats(const struct dmapool *pool,
 				   struct dmapool_stats *st);
+
+/*
+ * Give empty chunks back to the backend, keeping opts.reserve_chunks of
+ * them; returns how many went.  Their DMA memory is zeroed first.  Blocks in
+ * the calling thread's cache are flushed first; blocks cached by other
+ * threads keep their chunks.  May sleep (kernel: process context).
+ */
+DMAPOOL_API size_t dmapool_shrink(struct dmapool *pool);
+
+/*
+ * Declare the device idle for every block freed so far (after an IOTLB
+ * flush, a completion, a reset): blocks waiting in quarantine become
+ * reusable (and, with DMAPOOL_OPT_AUTO_SHRINK, chunks they leave empty go
+ * back).  A no-op for pools without DMAPOOL_OPT_QUARANTINE.
+ */
+DMAPOOL_API void dmapool_quiesce(struct dmapool *pool);
 
 /*
  * Call @fn for every chunk the pool holds (its vaddr, dma and length), under
