@@ -43,21 +43,18 @@ static DP_NOINLINE void *alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 }
 
 /*
- * Pools whose alloc is not the fast path, behind one test there: thread
- * caches, and hardening options (random placement; a poison check of the
- * block once it is ours, unlocked).  Not cold: such pools live here.
+ * Pools with hardening options: random placement, and a poison check of the
+ * block once it is ours (unlocked).  Not cold: such pools live here.
  */
-static __attribute__((noinline)) void *alloc_special(struct dmapool *pool,
-						     dmapool_gfp_t gfp,
-						     dmapool_dma_t *dma)
+static __attribute__((noinline)) void *alloc_hooked(struct dmapool *pool,
+						    dmapool_gfp_t gfp,
+						    dmapool_dma_t *dma)
 {
 	struct dp_garbage gb = DP_GARBAGE_INIT;
 	dp_irqflags_t flags;
 	struct dp_chunk *c;
 	uint32_t pos;
 
-	if (pool->tcache)
-		return dp_tc_alloc(pool, gfp, dma);
 	flags = dp_lock(&pool->lock);
 	c = dp_take_block_any(pool, &pos);
 	if (DP_UNLIKELY(!c))
@@ -88,8 +85,12 @@ void *dmapool_alloc(struct dmapool *pool, dmapool_gfp_t gfp,
 
 	if (DP_UNLIKELY(!pool))
 		return alloc_null();
-	if (DP_UNLIKELY(pool->alloc_special))
-		return alloc_special(pool, gfp, dma);
+	/* One test for every pool that leaves the fast path. */
+	if (DP_UNLIKELY(pool->alloc_special)) {
+		if (pool->tcache)
+			return dp_tc_alloc(pool, gfp, dma);
+		return alloc_hooked(pool, gfp, dma);
+	}
 	flags = dp_lock(&pool->lock);
 	c = dp_take_block(pool, &pos);
 	if (DP_UNLIKELY(!c))
