@@ -46,7 +46,7 @@ static DP_NOINLINE void *alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
  * Pools with hardening options: random placement, and a poison check of the
  * block once it is ours (unlocked).  Not cold: such pools live here.
  */
-static __attribute__((noinline)) void *alloc_hooked(struct dmapool *pool,
+static __attribute__((__noinline__)) void *alloc_hooked(struct dmapool *pool,
 						    dmapool_gfp_t gfp,
 						    dmapool_dma_t *dma)
 {

@@ -249,7 +249,7 @@ static const struct dp_chunk *free_finish(struct dmapool *pool,
 }
 
 /* A free with byte work (its report, if any, needs a large frame). */
-static __attribute__((noinline)) void free_held(struct dmapool *pool,
+static __attribute__((__noinline__)) void free_held(struct dmapool *pool,
 						struct dp_chunk *c,
 						uint32_t pos,
 						dp_irqflags_t flags)
