@@ -24,6 +24,8 @@ struct dp_chunk {
 	struct dp_chunk *next, *prev;	/* pool->avail while a block is free */
 	uint32_t id;			/* slot in pool->slots, named by handles */
 	uint32_t spare;
+	uint16_t *gen;			/* generation per position, for handles;
+					 * NULL until the pool uses them */
 	size_t meta_size;		/* bytes of this record, for its free */
 	struct dp_rcu_head rcu;		/* freed after a grace period (shrink) */
 	uint64_t map[];			/* summary word, nwords free words,

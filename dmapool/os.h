@@ -20,6 +20,10 @@
  *  void dp_lock_init(struct dp_lock *l)
  *  void dp_lock_fini(struct dp_lock *l)
  *  dp_irqflags_t dp_lock(struct dp_lock *l)
+ *  bool dp_trylock(struct dp_lock *l, dp_irqflags_t *f)   true when taken
+ *                             (the hot paths try first and take the lock
+ *                             in a separate function when it is busy, so
+ *                             they make no call that returns to them)
  *  void dp_unlock(struct dp_lock *l, dp_irqflags_t f)
  *  dp_irqflags_t dp_global_lock(void)      guards the registry of pools
  *  void dp_global_unlock(dp_irqflags_t f)

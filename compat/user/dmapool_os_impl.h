@@ -61,6 +61,13 @@ static inline dp_irqflags_t dp_lock(struct dp_lock *l)
 	return 0;
 }
 
+/* Take the lock if it is free: true when taken. */
+static inline bool dp_trylock(struct dp_lock *l, dp_irqflags_t *f)
+{
+	*f = 0;
+	return !__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE);
+}
+
 static inline void dp_unlock(struct dp_lock *l, dp_irqflags_t f)
 {
 	(void)f;

@@ -205,15 +205,43 @@ struct dmapool_block {
 	uint64_t handle;	/* opaque: chunk, block and generation */
 };
 
-DMAPOOL_API struct dmapool_block dmapool_alloc_block(struct dmapool *pool,
-						     dmapool_gfp_t gfp);
 /*
- * Free what dmapool_alloc_block returned.  The handle, vaddr and dma are all
- * checked: a handle from an earlier allocation of the same block ("stale"),
- * a second free, or a block of another pool are reported, never acted on.
+ * The handle calls with every argument in a register: a block, its dma in
+ * *dma and its handle in *handle (0 on failure).  dmapool_free_handle checks
+ * the handle, vaddr and dma: a handle from an earlier allocation of the same
+ * block ("stale"), a second free, or a block of another pool are reported,
+ * never acted on.
  */
-DMAPOOL_API void dmapool_free_block(struct dmapool *pool,
-				    struct dmapool_block blk);
+DMAPOOL_API void *dmapool_alloc_handle(struct dmapool *pool, dmapool_gfp_t gfp,
+				       dmapool_dma_t *dma, uint64_t *handle);
+DMAPOOL_API void dmapool_free_handle(struct dmapool *pool, void *vaddr,
+				     dmapool_dma_t dma, uint64_t handle);
+
+/*
+ * The same as one value.  Inline wrappers: a 24-byte struct crosses a call
+ * through memory, which costs more than the free itself.
+ */
+static inline struct dmapool_block dmapool_alloc_block(struct dmapool *pool,
+						       dmapool_gfp_t gfp)
+{
+	/* Scalars first: a 16-byte copy of two 8-byte results just stored
+	 * would stall on store forwarding. */
+	dmapool_dma_t dma = 0;
+	uint64_t handle = 0;
+	void *vaddr = dmapool_alloc_handle(pool, gfp, &dma, &handle);
+	struct dmapool_block blk;
+
+	blk.vaddr = vaddr;
+	blk.dma = vaddr ? dma : 0;
+	blk.handle = handle;
+	return blk;
+}
+
+static inline void dmapool_free_block(struct dmapool *pool,
+				      struct dmapool_block blk)
+{
+	dmapool_free_handle(pool, blk.vaddr, blk.dma, blk.handle);
+}
 
 /* ------------------------------------------------------------------ */
 /* Statistics and introspection.                                       */
