@@ -43,9 +43,9 @@ static inline bool dp_chunk_full(const struct dp_chunk *c)
 /* Take the lowest free position; the chunk must have one. */
 static inline uint32_t dp_chunk_take_first(struct dp_chunk *c)
 {
-	uint32_t w = (uint32_t)__builtin_ctzll(c->map[0]);
+	uint32_t w = dp_os_ctz64(c->map[0]);
 	uint64_t word = c->map[1 + w];
-	uint32_t b = (uint32_t)__builtin_ctzll(word);
+	uint32_t b = dp_os_ctz64(word);
 
 	word &= word - 1;
 	c->map[1 + w] = word;
@@ -118,7 +118,7 @@ static inline uint32_t dp_chunk_allocated_count(const struct dp_chunk *c,
 	uint32_t w, n = 0;
 
 	for (w = 0; w < g->nwords + g->held_words; w++)
-		n += (uint32_t)__builtin_popcountll(c->map[1 + w]);
+		n += dp_os_popcount64(c->map[1 + w]);
 	return g->blocks - n;
 }
 

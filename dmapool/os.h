@@ -45,6 +45,8 @@
  *  uint64_t dp_os_atomic_inc(uint64_t *p)                    returns the new value
  *  uint64_t dp_os_atomic_read(const uint64_t *p)
  *  uint64_t dp_os_random_seed(void)                          any entropy source
+ *  unsigned int dp_os_popcount64(uint64_t x)                 bits set in x
+ *  unsigned int dp_os_ctz64(uint64_t x)       index of the lowest set bit; x != 0
  *
  * Memory ordering: everything the core shares between threads is guarded by
  * a pool's lock or the global lock, except the atomics above.

@@ -109,4 +109,14 @@ static inline uint64_t dp_os_atomic_read(const uint64_t *p)
 
 uint64_t dp_os_random_seed(void);
 
+static inline unsigned int dp_os_popcount64(uint64_t x)
+{
+	return (unsigned int)__builtin_popcountll(x);
+}
+
+static inline unsigned int dp_os_ctz64(uint64_t x)
+{
+	return (unsigned int)__builtin_ctzll(x);
+}
+
 #endif /* DMAPOOL_OS_IMPL_H */
