@@ -17,6 +17,16 @@
 
 #define KT_PFX "DMAPOOL-KTEST: "
 
+/*
+ * Built against a tree where dmapool replaced mm/dmapool.c: the kernel's
+ * dma_pool_* are dmapool's, so there is no other pool to compare with.
+ */
+#ifdef DMAPOOL_IN_TREE
+#define KT_IN_TREE	true
+#else
+#define KT_IN_TREE	false
+#endif
+
 struct tc_env;
 
 /* The device every pool of the test is made on. */

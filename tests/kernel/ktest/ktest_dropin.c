@@ -136,6 +136,10 @@ static void kt_layout_vs_kernel(void)
 	char why[200] = "";
 	bool ok = true;
 
+	if (KT_IN_TREE) {
+		pr_info(KT_PFX "INFO layout-vs-kernel not run: in this kernel dma_pool is dmapool\n");
+		return;
+	}
 	if (LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)) {
 		pr_info(KT_PFX "INFO layout-vs-kernel not run: this kernel's dma_pool predates the v6.3 layout dmapool reproduces\n");
 		return;
@@ -509,8 +513,9 @@ static void kt_attack_vs_kernel(void)
 	}
 	if (e)
 		tc_end(e);
-	pr_info(KT_PFX "INFO hostile write into a freed block: the kernel's dma_pool then handed out a block still in use: %s\n",
-		kfail ? "(not run)" : kdup ? "yes" : "no");
+	pr_info(KT_PFX "INFO hostile write into a freed block: %s then handed out a block still in use: %s\n",
+		KT_IN_TREE ? "dma_pool (dmapool in this kernel)" :
+		"the kernel's dma_pool", kfail ? "(not run)" : kdup ? "yes" : "no");
 	kt_result("dropin/hostile-write-into-freed-block",
 		  e && !dfail && !ddup && !e->cap.n,
 		  dfail ? "alloc failed" : ddup ?

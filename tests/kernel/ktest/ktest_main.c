@@ -105,7 +105,9 @@ static int __init kt_init(void)
 	} else {
 		kt_run_shared();
 		kt_run_dropin();
-		if (kt_bench_reps > 0)
+		if (KT_IN_TREE)
+			pr_info(KT_PFX "INFO no benchmark: in this kernel dma_pool is dmapool\n");
+		else if (kt_bench_reps > 0)
 			kt_run_bench();
 		kt_dev_del(kt_dev);
 	}
