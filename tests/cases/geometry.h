@@ -71,8 +71,8 @@ static inline bool tc_kernel_accepts(size_t size, size_t align,
  * one.  With a redzone in this run's options the kernel's layout no longer
  * applies (blocks are further apart), the other rules still do.
  */
-static bool tc_geometry_case(struct tc_env *e, size_t size, size_t align,
-			     size_t boundary)
+static inline bool tc_geometry_case(struct tc_env *e, size_t size,
+				    size_t align, size_t boundary)
 {
 	const size_t page = TC_PAGE_SIZE;
 	size_t a = align ? align : 1, rsize = tc_round_up(size, a);
@@ -188,7 +188,7 @@ static bool tc_geometry_case(struct tc_env *e, size_t size, size_t align,
 }
 
 /* The whole matrix the kernel accepts; *ncases says how many ran. */
-static bool tc_geometry_matrix(struct tc_env *e, size_t *ncases)
+static inline bool tc_geometry_matrix(struct tc_env *e, size_t *ncases)
 {
 	size_t i, j, k;
 
@@ -214,7 +214,7 @@ static bool tc_geometry_matrix(struct tc_env *e, size_t *ncases)
 }
 
 /* What the kernel refuses is refused, and said so (bad-geometry). */
-static bool tc_geometry_rejects(struct tc_env *e)
+static inline bool tc_geometry_rejects(struct tc_env *e)
 {
 	unsigned int want = 0;
 	size_t i, j;

@@ -72,8 +72,8 @@ static inline void tc_scribble(struct tc_world *w, bool everything)
 }
 
 /* Every invariant a fresh block must satisfy. */
-static bool tc_check_new_block(struct tc_env *e, struct tc_world *w,
-			       uint8_t *v, dmapool_dma_t d)
+static inline bool tc_check_new_block(struct tc_env *e, struct tc_world *w,
+				      uint8_t *v, dmapool_dma_t d)
 {
 	size_t a = w->st.block_size & -w->st.block_size;
 	long c;
@@ -100,7 +100,8 @@ static bool tc_check_new_block(struct tc_env *e, struct tc_world *w,
 	return true;
 }
 
-static bool tc_check_live_intact(struct tc_env *e, const struct tc_world *w)
+static inline bool tc_check_live_intact(struct tc_env *e,
+					const struct tc_world *w)
 {
 	size_t k;
 	int i;
@@ -113,8 +114,8 @@ static bool tc_check_live_intact(struct tc_env *e, const struct tc_world *w)
 }
 
 /* @div scales the steps down (a slow world, e.g. a kernel under TCG). */
-static bool tc_hostile_run(struct tc_env *e, const struct tc_hostile_case *hc,
-			   int div)
+static inline bool tc_hostile_run(struct tc_env *e,
+				  const struct tc_hostile_case *hc, int div)
 {
 	struct tc_world *w = tc_zalloc(sizeof(*w));
 	int step, steps = hc->steps / (div > 0 ? div : 1), i;

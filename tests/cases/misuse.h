@@ -83,7 +83,8 @@ static const struct tc_misuse_case tc_misuse_cases[] = {
 #define TC_MISUSE_USE	300	/* blocks taken to show the pool still works */
 
 /* The pool still serves correct use, with no report. */
-static bool tc_misuse_usable(struct tc_env *e, struct dmapool *pool)
+static inline bool tc_misuse_usable(struct tc_env *e,
+				    struct dmapool *pool)
 {
 	unsigned int reports = e->cap.n;
 	dmapool_dma_t *d;
@@ -105,7 +106,8 @@ static bool tc_misuse_usable(struct tc_env *e, struct dmapool *pool)
 	return true;
 }
 
-static bool tc_misuse_run(struct tc_env *e, const struct tc_misuse_case *mc)
+static inline bool tc_misuse_run(struct tc_env *e,
+				 const struct tc_misuse_case *mc)
 {
 	struct dmapool_block b, b2;
 	struct dmapool_stats st0, st;

@@ -73,7 +73,8 @@ static inline void tc_copy_name(char *d, const char *s)
 	d[i] = '\0';
 }
 
-static inline void tc_capture_fn(const struct dmapool_report *r, void *ctx)
+static inline void tc_capture_fn(const struct dmapool_report *r,
+				 void *ctx)
 {
 	struct tc_capture *cap = ctx;
 
@@ -184,7 +185,8 @@ struct tc_walk {
 	size_t max, n;
 };
 
-static inline void tc_walk_fn(void *vaddr, dmapool_dma_t dma, size_t len, void *ctx)
+static inline void tc_walk_fn(void *vaddr, dmapool_dma_t dma, size_t len,
+			      void *ctx)
 {
 	struct tc_walk *w = ctx;
 

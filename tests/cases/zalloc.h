@@ -12,7 +12,7 @@ static const size_t tc_zalloc_sizes[] = { 1, 16, 24, 64, 68, 200, 256, 1000,
 
 #define TC_ZALLOC_BLOCKS	64
 
-static bool tc_zalloc_case(struct tc_env *e, size_t size)
+static inline bool tc_zalloc_case(struct tc_env *e, size_t size)
 {
 	struct dmapool_stats st;
 	struct dmapool *pool;
@@ -51,7 +51,7 @@ static bool tc_zalloc_case(struct tc_env *e, size_t size)
 	return true;
 }
 
-static bool tc_zalloc_all(struct tc_env *e)
+static inline bool tc_zalloc_all(struct tc_env *e)
 {
 	size_t i;
 
