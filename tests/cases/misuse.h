@@ -109,19 +109,27 @@ static inline bool tc_misuse_usable(struct tc_env *e,
 static inline bool tc_misuse_run(struct tc_env *e,
 				 const struct tc_misuse_case *mc)
 {
+	/* Big locals on the heap: kernel stacks are small (KASAN doubles). */
+	struct tc_misuse_scratch {
+		struct dmapool_stats st0, st;
+		void *v[TC_MISUSE_LIVE];
+		dmapool_dma_t d[TC_MISUSE_LIVE];
+		struct tc_chunk ch[1];
+	} *sc = tc_zalloc(sizeof(*sc));
+	struct dmapool_stats *st0 = &sc->st0, *st = &sc->st;
+	void **v = sc->v, *addr = NULL, *block = NULL;
+	dmapool_dma_t *d = sc->d, dma = 0, block_dma = 0;
+	struct tc_chunk *ch = sc->ch;
 	struct dmapool_block b, b2;
-	struct dmapool_stats st0, st;
 	const struct dmapool_report *r;
-	void *v[TC_MISUSE_LIVE], *addr = NULL, *block = NULL;
-	dmapool_dma_t d[TC_MISUSE_LIVE], dma = 0, block_dma = 0;
 	struct dmapool *pool, *other = NULL;
-	struct tc_chunk ch[1];
 	size_t offset = 0;
 	bool check_block = true, freed0 = false, pool_counts = true;
 	int stack_var = 0;
 	void *heap = NULL;
 	int i;
 
+	TC_CHECK(e, sc, "out of memory");
 	tc_begin(e);
 	pool = tc_pool(e, mc->size, mc->align, mc->boundary);
 	TC_CHECK(e, pool, "%s: pool refused", mc->name);
@@ -129,13 +137,13 @@ static inline bool tc_misuse_run(struct tc_env *e,
 		v[i] = dmapool_alloc(pool, 0, &d[i]);
 		TC_CHECK(e, v[i], "%s: alloc failed", mc->name);
 	}
-	dmapool_get_stats(pool, &st0);
+	dmapool_get_stats(pool, st0);
 
 	switch (mc->op) {
 	case TC_DOUBLE_FREE:
 		dmapool_free(pool, v[0], d[0]);
 		freed0 = true;
-		dmapool_get_stats(pool, &st0);
+		dmapool_get_stats(pool, st0);
 		addr = block = v[0];
 		dma = block_dma = d[0];
 		dmapool_free(pool, addr, dma);
@@ -186,8 +194,8 @@ static inline bool tc_misuse_run(struct tc_env *e,
 		break;
 	case TC_PAGE_TAIL:
 		/* 68/32/4096: 42 blocks of 96 bytes, 64 bytes left per page. */
-		dmapool_get_stats(pool, &st);
-		if (st.stride != 96)
+		dmapool_get_stats(pool, st);
+		if (st->stride != 96)
 			goto skip;	/* a redzone run: another layout */
 		TC_CHECK(e, tc_chunks(pool, ch, 1) >= 1, "no chunk");
 		addr = ch[0].vaddr + TC_PAGE_SIZE - 32;
@@ -225,24 +233,24 @@ static inline bool tc_misuse_run(struct tc_env *e,
 			TC_CHECK(e, b2.vaddr == b.vaddr,
 				 "the freed block was not reused first");
 		}
-		dmapool_get_stats(pool, &st0);
+		dmapool_get_stats(pool, st0);
 		addr = block = b.vaddr;
 		dma = block_dma = b.dma;
 		dmapool_free_block(pool, b);
 		if (mc->op == TC_STALE_HANDLE) {
 			/* b2 is still allocated: the stale free changed
 			 * nothing, so this one is accepted. */
-			dmapool_get_stats(pool, &st);
-			TC_CHECK(e, st.blocks_in_use == st0.blocks_in_use,
+			dmapool_get_stats(pool, st);
+			TC_CHECK(e, st->blocks_in_use == st0->blocks_in_use,
 				 "the stale free freed the block");
 			dmapool_free_block(pool, b2);
-			st0.blocks_in_use--;
+			st0->blocks_in_use--;
 		}
 		break;
 	case TC_BAD_HANDLE:
 		b = dmapool_alloc_block(pool, 0);
 		TC_CHECK(e, b.vaddr, "alloc_block failed");
-		dmapool_get_stats(pool, &st0);
+		dmapool_get_stats(pool, st0);
 		b2 = b;
 		b2.handle ^= (uint64_t)0x7777 << 16;	/* another chunk id */
 		addr = b2.vaddr;
@@ -250,7 +258,7 @@ static inline bool tc_misuse_run(struct tc_env *e,
 		check_block = false;
 		dmapool_free_block(pool, b2);
 		dmapool_free_block(pool, b);	/* the real one still works */
-		st0.blocks_in_use--;
+		st0->blocks_in_use--;
 		break;
 	}
 
@@ -271,15 +279,15 @@ static inline bool tc_misuse_run(struct tc_env *e,
 			 "%s: report has addr %p dma %#llx, want %p %#llx",
 			 mc->name, r->addr, (unsigned long long)r->dma, addr,
 			 (unsigned long long)dma);
-		dmapool_get_stats(pool, &st);
-		TC_CHECK(e, st.blocks_in_use == st0.blocks_in_use &&
-			    st.blocks_total == st0.blocks_total,
+		dmapool_get_stats(pool, st);
+		TC_CHECK(e, st->blocks_in_use == st0->blocks_in_use &&
+			    st->blocks_total == st0->blocks_total,
 			 "%s: the misuse changed the pool (%llu in use, was %llu)",
-			 mc->name, (unsigned long long)st.blocks_in_use,
-			 (unsigned long long)st0.blocks_in_use);
-		TC_CHECK(e, st.violations == st0.violations + mc->reports &&
-			    st.by_kind[mc->expect] ==
-			    st0.by_kind[mc->expect] + mc->reports,
+			 mc->name, (unsigned long long)st->blocks_in_use,
+			 (unsigned long long)st0->blocks_in_use);
+		TC_CHECK(e, st->violations == st0->violations + mc->reports &&
+			    st->by_kind[mc->expect] ==
+			    st0->by_kind[mc->expect] + mc->reports,
 			 "%s: counters not bumped", mc->name);
 	} else {
 		TC_CHECK(e, !r->pool, "%s: a pool-less report names a pool",
@@ -312,13 +320,14 @@ static inline bool tc_misuse_run(struct tc_env *e,
 skip:
 	for (i = freed0 ? 1 : 0; i < TC_MISUSE_LIVE; i++)
 		dmapool_free(pool, v[i], d[i]);
-	dmapool_get_stats(pool, &st);
-	TC_CHECK(e, st.blocks_in_use == 0, "%s: %llu blocks left", mc->name,
-		 (unsigned long long)st.blocks_in_use);
+	dmapool_get_stats(pool, st);
+	TC_CHECK(e, st->blocks_in_use == 0, "%s: %llu blocks left", mc->name,
+		 (unsigned long long)st->blocks_in_use);
 	TC_CHECK(e, e->cap.n == mc->reports || mc->op == TC_PAGE_TAIL,
 		 "%s: the final frees were reported", mc->name);
 	dmapool_destroy(pool);
 	tc_free(heap);
+	tc_free(sc);
 	tc_end(e);
 	return true;
 }
