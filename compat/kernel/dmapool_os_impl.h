@@ -20,13 +20,16 @@
  *                reference (get_device) for its whole life.
  *  reports       pr_err_ratelimited() by default (os_kernel.c).
  *  internal bugs WARN_ON(); abort-on-violation is panic() (os_kernel.c).
- *  atomics       atomic64_t operations on the core's u64 counters.
+ *  atomics       atomic64_t operations on the core's u64 counters;
+ *                READ_ONCE/WRITE_ONCE and the bitops on its bitmap words.
+ *  RCU           the kernel's own: rcu_read_lock(), call_rcu() (callbacks
+ *                run in softirq and only free host memory), rcu_barrier(),
+ *                synchronize_rcu().
+ *  per-thread    per-CPU objects (alloc_percpu), used with interrupts off:
+ *                dma_pool_alloc/free may run in hard interrupts, and an
+ *                interrupt on the same CPU must not find the object
+ *                half-changed.
  *  randomness    get_random_u64().
- *
- * Primitives the seam gains later (RCU read side, deferred free after a
- * grace period, synchronize) map one to one onto rcu_read_lock(),
- * call_rcu()/kvfree_rcu() and synchronize_rcu(): add them in the section
- * marked "RCU" below.
  */
 #ifndef DMAPOOL_OS_IMPL_H
 #define DMAPOOL_OS_IMPL_H
@@ -35,10 +38,14 @@
 #include <linux/bitops.h>
 #include <linux/bug.h>
 #include <linux/compiler.h>
+#include <linux/container_of.h>
 #include <linux/gfp.h>
+#include <linux/irqflags.h>
 #include <linux/limits.h>
 #include <linux/mm.h>
+#include <linux/percpu.h>
 #include <linux/random.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -96,7 +103,70 @@ static inline void dp_unlock(struct dp_lock *l, dp_irqflags_t flags)
 dp_irqflags_t dp_global_lock(void);
 void dp_global_unlock(dp_irqflags_t flags);
 
-/* ---- RCU (the seam has none yet; issue 3 adds them here) ------------ */
+/* ---- RCU ------------------------------------------------------------ */
+
+struct dp_rcu_head {
+	struct rcu_head rcu;
+	void (*fn)(struct dp_rcu_head *head);
+};
+
+static inline void dp_rcu_read_lock(void)
+{
+	rcu_read_lock();
+}
+
+static inline void dp_rcu_read_unlock(void)
+{
+	rcu_read_unlock();
+}
+
+/*
+ * The core reads the index under rcu_read_lock() or under the pool lock
+ * (which excludes its writers): the raw form, so that lockdep does not
+ * mistake the second for a bug.
+ */
+#define DP_RCU_DEREF(p)		rcu_dereference_raw(p)
+#define DP_RCU_ASSIGN(p, v)	rcu_assign_pointer(p, v)
+
+void dp_call_rcu(struct dp_rcu_head *head, void (*fn)(struct dp_rcu_head *));
+
+static inline void dp_rcu_barrier(void)
+{
+	rcu_barrier();
+}
+
+static inline void dp_synchronize_rcu(void)
+{
+	synchronize_rcu();
+}
+
+#define DP_CONTAINER_OF(ptr, type, member)	container_of(ptr, type, member)
+
+/* ---- per-CPU objects (the core's per-thread caches) ------------------ */
+
+struct dp_local {
+	void __percpu *objs;
+	void (*drain)(void *obj, void *arg);
+	void *arg;
+};
+typedef unsigned long dp_local_flags_t;
+
+int dp_os_local_init(struct dp_local *l, size_t size,
+		     void (*drain)(void *obj, void *arg), void *arg);
+void dp_os_local_fini(struct dp_local *l);
+void dp_os_local_for_each(struct dp_local *l, void (*fn)(void *obj, void *ctx),
+			  void *ctx);
+
+static inline void *dp_os_local_get(struct dp_local *l, dp_local_flags_t *f)
+{
+	local_irq_save(*f);
+	return this_cpu_ptr(l->objs);
+}
+
+static inline void dp_os_local_put(struct dp_local *l, dp_local_flags_t f)
+{
+	local_irq_restore(f);
+}
 
 /* ---- memory --------------------------------------------------------- */
 
@@ -159,6 +229,32 @@ void dp_os_report_default(const struct dmapool_report *r);
 void dp_os_violation_abort(const struct dmapool_report *r);
 
 /* ---- atomics and entropy -------------------------------------------- */
+
+#define DP_READ_ONCE(x)		READ_ONCE(x)
+#define DP_WRITE_ONCE(x, v)	WRITE_ONCE(x, v)
+
+/*
+ * The bitops work on unsigned long: on 64-bit that is the core's word; on a
+ * 32-bit little-endian kernel bit nr of a u64 is bit nr of two longs too.
+ */
+#if BITS_PER_LONG != 64 && defined(__BIG_ENDIAN)
+#error "dmapool's bitmap words need 64-bit longs or little endian"
+#endif
+
+static inline bool dp_os_test_and_set_bit64(uint32_t nr, uint64_t *w)
+{
+	return test_and_set_bit(nr, (unsigned long *)w);
+}
+
+static inline void dp_os_set_bit64(uint32_t nr, uint64_t *w)
+{
+	set_bit(nr, (unsigned long *)w);
+}
+
+static inline void dp_os_clear_bit64(uint32_t nr, uint64_t *w)
+{
+	clear_bit(nr, (unsigned long *)w);
+}
 
 /* The core's counters are plain u64s; atomic64_t is a u64 in a struct. */
 static inline atomic64_t *dp_atomic64(const uint64_t *p)

@@ -4,6 +4,7 @@
  * built in and this file is not used.
  */
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 
 #include "dmapool_kernel_priv.h"
 
@@ -14,7 +15,11 @@ static int __init dmapool_module_init(void)
 
 static void __exit dmapool_module_exit(void)
 {
-	/* Frees deferred out of atomic context must run before we go. */
+	/*
+	 * RCU callbacks (in this module's text) and frees deferred out of
+	 * atomic context must all have run before the module goes.
+	 */
+	rcu_barrier();
 	dp_kernel_flush_deferred();
 }
 

@@ -17,6 +17,8 @@
 #include <linux/dma-mapping.h>
 #include <linux/export.h>
 #include <linux/llist.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/printk.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
@@ -91,6 +93,54 @@ void dp_os_host_free(void *p, size_t n)
 	BUILD_BUG_ON(sizeof(struct llist_node) > 16);
 	llist_add((struct llist_node *)p, &dp_vfree_list);
 	schedule_work(&dp_deferred_work);
+}
+
+/* ---- RCU and per-CPU objects ---------------------------------------- */
+
+static void dp_rcu_cb(struct rcu_head *rcu)
+{
+	struct dp_rcu_head *head = container_of(rcu, struct dp_rcu_head, rcu);
+
+	head->fn(head);
+}
+
+void dp_call_rcu(struct dp_rcu_head *head, void (*fn)(struct dp_rcu_head *))
+{
+	head->fn = fn;
+	call_rcu(&head->rcu, dp_rcu_cb);
+}
+
+int dp_os_local_init(struct dp_local *l, size_t size,
+		     void (*drain)(void *obj, void *arg), void *arg)
+{
+	/* Zeroed, one per possible CPU. */
+	l->objs = __alloc_percpu(size, __alignof__(unsigned long long));
+	if (!l->objs)
+		return -ENOMEM;
+	l->drain = drain;
+	l->arg = arg;
+	return 0;
+}
+
+void dp_os_local_fini(struct dp_local *l)
+{
+	int cpu;
+
+	if (!l->objs)
+		return;
+	for_each_possible_cpu(cpu)
+		l->drain(per_cpu_ptr(l->objs, cpu), l->arg);
+	free_percpu(l->objs);
+	l->objs = NULL;
+}
+
+void dp_os_local_for_each(struct dp_local *l, void (*fn)(void *obj, void *ctx),
+			  void *ctx)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		fn(per_cpu_ptr(l->objs, cpu), ctx);
 }
 
 /* ---- DMA chunks ----------------------------------------------------- */
@@ -195,6 +245,7 @@ EXPORT_SYMBOL(dmapool_free_zero);
 EXPORT_SYMBOL(dmapool_alloc_block);
 EXPORT_SYMBOL(dmapool_free_block);
 EXPORT_SYMBOL(dmapool_get_stats);
+EXPORT_SYMBOL(dmapool_shrink);
 EXPORT_SYMBOL(dmapool_walk_chunks);
 EXPORT_SYMBOL(dmapool_report_kind_name);
 EXPORT_SYMBOL(dmapool_set_report_handler);
