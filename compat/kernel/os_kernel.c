@@ -246,6 +246,7 @@ EXPORT_SYMBOL(dmapool_alloc_block);
 EXPORT_SYMBOL(dmapool_free_block);
 EXPORT_SYMBOL(dmapool_get_stats);
 EXPORT_SYMBOL(dmapool_shrink);
+EXPORT_SYMBOL(dmapool_quiesce);
 EXPORT_SYMBOL(dmapool_walk_chunks);
 EXPORT_SYMBOL(dmapool_report_kind_name);
 EXPORT_SYMBOL(dmapool_set_report_handler);

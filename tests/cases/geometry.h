@@ -69,10 +69,13 @@ static inline bool tc_kernel_accepts(size_t size, size_t align,
 /*
  * One geometry: make a pool, take two chunks' worth of blocks, check every
  * one.  With a redzone in this run's options the kernel's layout no longer
- * applies (blocks are further apart), the other rules still do.
+ * applies (blocks are further apart, the redzone between them), the other
+ * rules still do; a pool may refuse the geometry then (*refused), but only
+ * when block plus redzone does not fit the explicit boundary.
  */
 static inline bool tc_geometry_case(struct tc_env *e, size_t size,
-				    size_t align, size_t boundary)
+				    size_t align, size_t boundary,
+				    bool *refused)
 {
 	const size_t page = TC_PAGE_SIZE;
 	size_t a = align ? align : 1, rsize = tc_round_up(size, a);
@@ -89,10 +92,17 @@ static inline bool tc_geometry_case(struct tc_env *e, size_t size,
 	void **v;
 	dmapool_dma_t *d;
 
+	*refused = false;
 	tc_opts(e, &o);
 	pool = tc_pool(e, size, align, boundary);
-	if (o.redzone && !pool)
-		return true;	/* a redzone may not fit a tight boundary */
+	if (o.redzone && !pool) {
+		TC_CHECK(e, boundary &&
+			    tc_round_up(rsize + o.redzone, a) > boundary,
+			 "size %zu align %zu boundary %zu redzone %u refused",
+			 size, align, boundary, o.redzone);
+		*refused = true;
+		return true;
+	}
 	TC_CHECK(e, pool, "size %zu align %zu boundary %zu refused", size,
 		 align, boundary);
 	dmapool_get_stats(pool, &st);
@@ -167,7 +177,8 @@ static inline bool tc_geometry_case(struct tc_env *e, size_t size,
 	}
 	for (i = 1; i < want && i <= 4096; i++)
 		TC_CHECK(e, (uintptr_t)v[i] - (uintptr_t)v[i - 1] >=
-			    st.block_size, "blocks overlap");
+			    st.block_size + o.redzone,
+			 "blocks overlap (or their redzones do)");
 	/* Give back by address (the order was lost in sorting). */
 	for (i = 0; i < want; i++) {
 		long c = tc_chunk_of(ch, nch, v[i], st.block_size);
@@ -177,7 +188,7 @@ static inline bool tc_geometry_case(struct tc_env *e, size_t size,
 	}
 	dmapool_get_stats(pool, &st);
 	TC_CHECK(e, st.blocks_in_use == 0 && st.violations == 0,
-		 "%llu in use, %llu violations after freeing all",
+		 "%llu in use, %llu reports after freeing all",
 		 (unsigned long long)st.blocks_in_use,
 		 (unsigned long long)st.violations);
 	dmapool_destroy(pool);
@@ -190,7 +201,8 @@ static inline bool tc_geometry_case(struct tc_env *e, size_t size,
 /* The whole matrix the kernel accepts; *ncases says how many ran. */
 static inline bool tc_geometry_matrix(struct tc_env *e, size_t *ncases)
 {
-	size_t i, j, k;
+	size_t i, j, k, refused = 0;
+	bool r;
 
 	*ncases = 0;
 	tc_begin(e);
@@ -203,12 +215,21 @@ static inline bool tc_geometry_matrix(struct tc_env *e, size_t *ncases)
 					continue;
 				if (!tc_geometry_case(e, tc_geo_sizes[i],
 						      tc_geo_aligns[j],
-						      tc_geo_boundaries[k]))
+						      tc_geo_boundaries[k],
+						      &r))
 					return false;
+				refused += r;
 				(*ncases)++;
 			}
 	TC_CHECK(e, *ncases > 500, "only %zu cases", *ncases);
-	TC_CHECK(e, e->cap.n == 0, "%u reports from correct use", e->cap.n);
+	TC_CHECK(e, refused < *ncases / 4, "%zu of %zu refused", refused,
+		 *ncases);
+	/* Nothing but the refusals, each a bad-geometry report. */
+	TC_CHECK(e, e->cap.n == refused, "%u reports for %zu refusals",
+		 e->cap.n, refused);
+	TC_CHECK(e, tc_count(e, DMAPOOL_R_BAD_GEOMETRY) ==
+		    (refused < TC_MAX_REPORTS ? refused : TC_MAX_REPORTS),
+		 "a report other than bad-geometry");
 	tc_end(e);
 	return true;
 }

@@ -227,12 +227,10 @@ static inline bool tc_misuse_run(struct tc_env *e,
 		b = dmapool_alloc_block(pool, 0);
 		TC_CHECK(e, b.vaddr, "alloc_block failed");
 		dmapool_free_block(pool, b);
-		if (mc->op == TC_STALE_HANDLE) {
+		if (mc->op == TC_STALE_HANDLE)
 			/* The same block again, under a new generation. */
-			b2 = dmapool_alloc_block(pool, 0);
-			TC_CHECK(e, b2.vaddr == b.vaddr,
-				 "the freed block was not reused first");
-		}
+			TC_CHECK(e, tc_realloc_block(pool, b.vaddr, &b2),
+				 "the freed block never came back");
 		dmapool_get_stats(pool, st0);
 		addr = block = b.vaddr;
 		dma = block_dma = b.dma;

@@ -173,6 +173,40 @@ static inline uint64_t tc_rand(uint64_t *s)
 	return *s * 0x2545f4914f6cdd1dull;
 }
 
+/*
+ * Allocate by handle until @want comes back (after dmapool_quiesce, so a
+ * quarantine lets it go; randomized placement may take a while), freeing
+ * the other blocks on the way.  For cases about a block freed and reused.
+ */
+#define TC_REALLOC_MAX	20000
+
+static inline bool tc_realloc_block(struct dmapool *pool, const void *want,
+				    struct dmapool_block *got)
+{
+	struct dmapool_block *b = tc_zalloc(TC_REALLOC_MAX * sizeof(*b));
+	size_t n = 0, i;
+	bool found = false;
+
+	if (!b)
+		return false;
+	dmapool_quiesce(pool);
+	while (n < TC_REALLOC_MAX) {
+		b[n] = dmapool_alloc_block(pool, 0);
+		if (!b[n].vaddr)
+			break;
+		if (b[n].vaddr == want) {
+			*got = b[n];
+			found = true;
+			break;
+		}
+		n++;
+	}
+	for (i = 0; i < n; i++)
+		dmapool_free_block(pool, b[i]);
+	tc_free(b);
+	return found;
+}
+
 /* Every chunk of a pool, copied out (a case then plays the device). */
 struct tc_chunk {
 	uint8_t *vaddr;

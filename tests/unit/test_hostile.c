@@ -112,6 +112,9 @@ Test(hostile, concurrent_device_process, .timeout = 120)
 		int k = (int)(tl_rand(&rng) % 512);
 
 		dmapool_free_block(pool, b[k]);
+		/* The pool is full: a quarantined block must come back now. */
+		if (tl_held_back())
+			dmapool_quiesce(pool);
 		b[k] = dmapool_alloc_block(pool, DMAPOOL_GFP_NOGROW);
 		cr_assert_not_null(b[k].vaddr);
 		cr_assert_geq(b[k].dma, DMAPOOL_SHM_IOVA_BASE);
@@ -123,7 +126,7 @@ Test(hostile, concurrent_device_process, .timeout = 120)
 	cr_assert(WIFSIGNALED(status), "the device ran until killed");
 	dmapool_get_stats(pool, &st);
 	cr_assert_eq(st.blocks_in_use, 512);
-	cr_assert_eq(st.violations, 0);
+	tl_assert_only_device_reports(pool);
 	for (i = 0; i < 512; i++)
 		for (step = i + 1; step < 512; step++)
 			cr_assert_neq(b[i].vaddr, b[step].vaddr);
@@ -131,7 +134,7 @@ Test(hostile, concurrent_device_process, .timeout = 120)
 		dmapool_free_block(pool, b[i]);
 	dmapool_get_stats(pool, &st);
 	cr_assert_eq(st.blocks_in_use, 0);
-	cr_assert_eq(tl_cap.n, 0);
+	cr_assert_eq(tl_cap.n, tl_assert_only_device_reports(pool));
 	dmapool_destroy(pool);
 	dmapool_dev_put(dev);
 }

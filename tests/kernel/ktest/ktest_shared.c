@@ -14,19 +14,26 @@
 #include "cases/zalloc.h"
 
 /* The pool configurations the userspace suites run under, here too. */
+#define KT_HARDENING	(DMAPOOL_OPT_POISON | DMAPOOL_OPT_QUARANTINE | \
+			 DMAPOOL_OPT_SCRUB | DMAPOOL_OPT_RANDOM)
+
 static const struct kt_config {
 	const char *name;
 	enum dmapool_index_kind index;
 	unsigned int flags;
 	size_t reserve;
+	unsigned int redzone;
 } kt_configs[] = {
-	{ "radix", DMAPOOL_INDEX_RADIX, 0, 0 },
-	{ "btree", DMAPOOL_INDEX_BTREE, 0, 0 },
+	{ "radix", DMAPOOL_INDEX_RADIX, 0, 0, 0 },
+	{ "btree", DMAPOOL_INDEX_BTREE, 0, 0, 0 },
 	/* Per-CPU caches and automatic shrink keeping one empty chunk. */
 	{ "radix-tcache", DMAPOOL_INDEX_RADIX,
-	  DMAPOOL_OPT_THREAD_CACHE | DMAPOOL_OPT_AUTO_SHRINK, 1 },
+	  DMAPOOL_OPT_THREAD_CACHE | DMAPOOL_OPT_AUTO_SHRINK, 1, 0 },
 	{ "btree-tcache", DMAPOOL_INDEX_BTREE,
-	  DMAPOOL_OPT_THREAD_CACHE | DMAPOOL_OPT_AUTO_SHRINK, 1 },
+	  DMAPOOL_OPT_THREAD_CACHE | DMAPOOL_OPT_AUTO_SHRINK, 1, 0 },
+	/* Every hardening option at once, as the suites' all-hardening. */
+	{ "all-hardening", DMAPOOL_INDEX_RADIX, KT_HARDENING, 0, 24 },
+	{ "btree-all-hardening", DMAPOOL_INDEX_BTREE, KT_HARDENING, 0, 24 },
 };
 
 static const struct kt_config *kt_cur;
@@ -37,6 +44,8 @@ static void kt_config_opts(struct dmapool_opts *o)
 	o->flags |= kt_cur->flags;
 	if (!o->reserve_chunks)
 		o->reserve_chunks = kt_cur->reserve;
+	if (!o->redzone)
+		o->redzone = kt_cur->redzone;
 }
 
 static void shared_result(struct tc_env *e, const char *name, bool ok)
