@@ -225,7 +225,7 @@ static DP_NOINLINE void free_special(struct dmapool *pool, void *vaddr,
 	if (pool->tcache)
 		dp_tc_free(pool, vaddr, dma);
 	else
-		dp_free_locked(pool, vaddr, dma);
+		dp_free_locked(pool, vaddr, dma, false);
 }
 
 /*
@@ -285,4 +285,19 @@ void dmapool_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 	dp_rcu_read_unlock();
 	/* Busy, or wrong: judge it again, all under the lock. */
 	free_contended(pool, vaddr, dma);
+}
+
+/*
+ * dmapool_free that zeroes the block once the free is validated, before
+ * anyone can allocate it again (the kernel's init_on_free).  Through the
+ * general locked path, which bypasses the thread caches: a separate entry
+ * point, so dmapool_free pays nothing for it.
+ */
+void dmapool_free_zero(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
+{
+	if (DP_UNLIKELY(!pool)) {
+		free_null(vaddr, dma);
+		return;
+	}
+	dp_free_locked(pool, vaddr, dma, true);
 }

@@ -48,9 +48,9 @@ static inline bool dp_chunk_full(const struct dp_chunk *c)
 static inline uint32_t dp_chunk_take_first(struct dp_chunk *c)
 {
 	uint64_t *words = &c->map[1];
-	size_t w = (unsigned int)__builtin_ctzll(c->map[0]);
+	size_t w = dp_os_ctz64(c->map[0]);
 	uint64_t word = words[w];
-	uint32_t b = (uint32_t)__builtin_ctzll(word);
+	uint32_t b = dp_os_ctz64(word);
 
 	word &= word - 1;
 	words[w] = word;
@@ -141,7 +141,7 @@ static inline uint32_t dp_chunk_allocated_count(const struct dp_chunk *c,
 
 		if (g->held_words)
 			busy &= ~DP_READ_ONCE(c->map[1 + g->nwords + w]);
-		n += (uint32_t)__builtin_popcountll(~busy);
+		n += dp_os_popcount64(~busy);
 	}
 	return g->blocks - n;
 }

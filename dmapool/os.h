@@ -49,6 +49,8 @@
  *  uint64_t dp_os_atomic_inc(uint64_t *p)                    returns the new value
  *  uint64_t dp_os_atomic_read(const uint64_t *p)
  *  uint64_t dp_os_random_seed(void)                          any entropy source
+ *  unsigned int dp_os_popcount64(uint64_t x)                 bits set in x
+ *  unsigned int dp_os_ctz64(uint64_t x)       index of the lowest set bit; x != 0
  *
  * Atomics on shared words (kernel: READ_ONCE, WRITE_ONCE and the bitops on
  * unsigned long, which is 64 bits where the core runs):

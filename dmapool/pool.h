@@ -199,7 +199,8 @@ static inline void *dp_hand_out(struct dmapool *pool, struct dp_chunk *c,
 void dp_free_bad(struct dmapool *pool, struct dp_chunk *c, void *vaddr,
 		 dmapool_dma_t dma, dp_irqflags_t flags);
 /* dmapool_free for pools with pool->special set, under the lock. */
-void dp_free_locked(struct dmapool *pool, void *vaddr, dmapool_dma_t dma);
+void dp_free_locked(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
+		    bool zero);
 /*
  * dp_put_block for special pools: in thread-cache pools the held bit is the
  * token that makes a block's free happen once (see tcache.c).  False when it

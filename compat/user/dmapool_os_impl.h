@@ -116,6 +116,16 @@ static inline uint64_t dp_os_atomic_read(const uint64_t *p)
 
 uint64_t dp_os_random_seed(void);
 
+static inline unsigned int dp_os_popcount64(uint64_t x)
+{
+	return (unsigned int)__builtin_popcountll(x);
+}
+
+static inline unsigned int dp_os_ctz64(uint64_t x)
+{
+	return (unsigned int)__builtin_ctzll(x);
+}
+
 /* Atomics: the GCC builtins, which TSan understands. */
 #define DP_READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define DP_WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)

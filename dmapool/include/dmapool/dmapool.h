@@ -13,6 +13,7 @@
 #define DMAPOOL_DMAPOOL_H
 
 #ifdef __KERNEL__
+#include <linux/gfp.h>
 #include <linux/types.h>
 #else
 #include <stdbool.h>
@@ -40,8 +41,17 @@ typedef unsigned int dmapool_gfp_t;	/* gfp_t in the kernel */
  * Allocation flags (userspace meaning; the kernel shim passes gfp_t through).
  * 0 means: may grow the pool, may block.
  */
+#ifndef __KERNEL__
 #define DMAPOOL_GFP_NOGROW	0x1u	/* fail instead of taking a new chunk */
 #define DMAPOOL_GFP_ZERO	0x2u	/* zero the block (what zalloc does) */
+#else
+/*
+ * In the kernel the flags are a gfp_t: __GFP_ZERO zeroes the block, and a
+ * pool always grows, as the kernel's dma_pool does (the gfp says how).
+ */
+#define DMAPOOL_GFP_NOGROW	0u
+#define DMAPOOL_GFP_ZERO	((__force dmapool_gfp_t)__GFP_ZERO)
+#endif
 
 /* ------------------------------------------------------------------ */
 /* The contract: the kernel's dma_pool shape.                          */
@@ -78,6 +88,13 @@ DMAPOOL_API void *dmapool_zalloc(struct dmapool *pool, dmapool_gfp_t gfp,
  */
 DMAPOOL_API void dmapool_free(struct dmapool *pool, void *vaddr,
 			      dmapool_dma_t dma);
+/*
+ * The same, and the block's bytes are zeroed once the free is validated,
+ * before anyone can allocate the block again (the kernel's init_on_free).
+ * An invalid free is reported and writes nothing.
+ */
+DMAPOOL_API void dmapool_free_zero(struct dmapool *pool, void *vaddr,
+				   dmapool_dma_t dma);
 
 /* ------------------------------------------------------------------ */
 /* Reports.                                                            */
