@@ -23,7 +23,7 @@ set logscale y
 set ylabel 'time / linux-embedded (lower is better)'
 plot 'bench-random-free.dat' using 2:xtic(1) title columnheader(2) lc rgb '#9467bd', '' using 3 title columnheader(3) lc rgb '#2ca02c', '' using 4 title columnheader(4) lc rgb '#1f77b4', '' using 5 title columnheader(5) lc rgb '#17becf', '' using 6 title columnheader(6) lc rgb '#ff7f0e', 1 with lines lw 2 lc rgb '#000000' title 'linux-embedded'
 unset logscale y
-set yrange [0.1:1000]
+set yrange [0.1:100]
 set title "churn" font ',11'
 set logscale y
 set ylabel 'time / linux-embedded (lower is better)'
