@@ -36,6 +36,8 @@
 #include <linux/string.h>
 #include <linux/timer.h>
 
+#include "kt_device.h"
+
 #define KT_PFX		"KT-CONTEXTS: "
 #define KT_BLOCKS	96	/* per pool and context: a few chunks' worth */
 #define KT_ROUNDS	8	/* timer and irq_work rounds */
@@ -261,38 +263,6 @@ static void kt_run(void)
 	kt_part("hardirq", before);
 }
 
-struct kt_device {
-	struct device dev;
-	u64 dma_mask;
-};
-
-static void kt_dev_release(struct device *dev)
-{
-	kfree(container_of(dev, struct kt_device, dev));
-}
-
-/* A device of our own, as the kernel's dmapool_test makes one. */
-static struct device *kt_dev_new(void)
-{
-	struct kt_device *k = kzalloc(sizeof(*k), GFP_KERNEL);
-
-	if (!k)
-		return NULL;
-	device_initialize(&k->dev);
-	k->dev.release = kt_dev_release;
-	k->dev.dma_mask = &k->dma_mask;
-	if (dev_set_name(&k->dev, "kt-contexts") || device_add(&k->dev)) {
-		put_device(&k->dev);
-		return NULL;
-	}
-	if (dma_set_mask_and_coherent(&k->dev, DMA_BIT_MASK(64))) {
-		device_del(&k->dev);
-		put_device(&k->dev);
-		return NULL;
-	}
-	return &k->dev;
-}
-
 static void kt_teardown(void)
 {
 	unsigned int i;
@@ -306,8 +276,7 @@ static void kt_teardown(void)
 		dmam_pool_destroy(kt_managed);
 	kt_managed = NULL;
 	if (kt_dev) {
-		device_del(kt_dev);
-		put_device(kt_dev);
+		kt_dev_del(kt_dev);
 		kt_dev = NULL;
 	}
 }
@@ -322,7 +291,7 @@ static int __init kt_init(void)
 	kt_work = IRQ_WORK_INIT_HARD(kt_work_fn);
 	init_completion(&kt_work_done);
 
-	kt_dev = kt_dev_new();
+	kt_dev = kt_dev_new("kt-contexts");
 	if (!kt_dev) {
 		pr_err(KT_PFX "FAIL setup: cannot register the test device\n");
 		return -ENODEV;
