@@ -131,16 +131,23 @@ static void kt_drain(unsigned int i, struct kt_set *s)
 	}
 }
 
-/* What the timer and the irq_work do: handed-over frees, growth, frees. */
-static void kt_atomic_round(const char *where)
+/*
+ * What the timer and the irq_work do: handed-over frees, growth, frees;
+ * @in_ctx says whether the callback really runs in the context it tests.
+ */
+static void kt_atomic_round(const char *where, bool in_ctx,
+			    struct completion *done)
 {
 	unsigned int i;
 
+	if (!in_ctx)
+		kt_fail(where, "callback not in the expected context", 0);
 	for (i = 0; i < KT_NPOOLS; i++) {
 		kt_drain(i, &kt_handoff[i]);
 		kt_fill(where, i, &kt_irq_own[i], KT_BLOCKS, GFP_ATOMIC);
 		kt_drain(i, &kt_irq_own[i]);
 	}
+	complete(done);
 }
 
 static struct timer_list kt_timer;
@@ -148,10 +155,7 @@ static struct completion kt_timer_done;
 
 static void kt_timer_fn(struct timer_list *t)
 {
-	if (!in_serving_softirq())
-		kt_fail("softirq", "timer not in softirq context", 0);
-	kt_atomic_round("softirq");
-	complete(&kt_timer_done);
+	kt_atomic_round("softirq", in_serving_softirq(), &kt_timer_done);
 }
 
 static struct irq_work kt_work;
@@ -159,10 +163,7 @@ static struct completion kt_work_done;
 
 static void kt_work_fn(struct irq_work *w)
 {
-	if (!in_hardirq())
-		kt_fail("hardirq", "irq_work not in hardirq context", 0);
-	kt_atomic_round("hardirq");
-	complete(&kt_work_done);
+	kt_atomic_round("hardirq", in_hardirq(), &kt_work_done);
 }
 
 /* Process context keeps working on the pools while an irq round is due. */
