@@ -56,6 +56,9 @@
 #	  --machine M         default: q35 with --iommu, QEMU's default otherwise
 #	  --mem MB            default 512        --smp N   default 2
 #	  --append STR        extra kernel command line
+#	  --loglevel N        console loglevel N from the first line on, not
+#	                      "quiet loglevel=4" (which hides pr_warn, e.g.
+#	                      lockdep's reports, until /init raises it)
 #	  --qemu-arg ARG      extra QEMU argument (repeatable)
 #
 #   qemu_check_log LOG [options]
@@ -339,7 +342,7 @@ EOF
 qemu_boot()
 {
 	local kernel="" initrd="" log="" timeout=120 iommu=0 edu=0 machine=""
-	local mem=512 smp=2 append="" img v rc t0 t1
+	local mem=512 smp=2 append="" img v rc t0 t1 verbosity="quiet loglevel=4"
 	local -a extra=() cmd=()
 
 	while [ $# -gt 0 ]; do
@@ -354,6 +357,10 @@ qemu_boot()
 		--mem) mem=$2; shift 2 ;;
 		--smp) smp=$2; shift 2 ;;
 		--append) append="$append $2"; shift 2 ;;
+		--loglevel)
+			[[ ${2:-} =~ ^[0-9]+$ ]] ||
+				qemu_die "qemu_boot: --loglevel wants a number, got '${2:-}'"
+			verbosity="loglevel=$2"; shift 2 ;;
 		--qemu-arg) extra+=("$2"); shift 2 ;;
 		*) qemu_die "qemu_boot: unknown option '$1'" ;;
 		esac
@@ -386,7 +393,7 @@ qemu_boot()
 	# no_timer_check skips that check.
 	cmd=("$qemu" -accel tcg -m "$mem" -smp "$smp" -nographic -no-reboot
 		-vga none -nic none -kernel "$img" -initrd "$initrd"
-		-append "console=ttyS0 panic=-1 quiet loglevel=4 no_timer_check$append"
+		-append "console=ttyS0 panic=-1 $verbosity no_timer_check$append"
 		"${extra[@]}")
 	mkdir -p "$(dirname "$log")"
 	{

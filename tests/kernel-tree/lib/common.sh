@@ -7,7 +7,7 @@
 
 KT_DIR=${DMAPOOL_KTREE_DIR:-/var/tmp/dmapool-ktree}
 KT_TARBALL=${DMAPOOL_KTREE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-KT_JOBS=${DMAPOOL_KTREE_JOBS:-2}
+KT_JOBS=${DMAPOOL_KTREE_JOBS:-$(nproc)}
 KT_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 kt_prog=$(basename "$0")

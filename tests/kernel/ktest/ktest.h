@@ -15,6 +15,8 @@
 
 #include <dmapool/kernel.h>
 
+#include "kt_device.h"	/* kt_dev_new(), kt_dev_del() */
+
 #define KT_PFX "DMAPOOL-KTEST: "
 
 /*
@@ -40,10 +42,6 @@ __printf(2, 3) void kt_fail(const char *name, const char *fmt, ...);
 
 /* A fresh environment for the shared cases (kfree it). */
 struct tc_env *kt_env(void);
-
-/* A second device, registered, for tests that tear one down. */
-struct device *kt_dev_new(const char *name);
-void kt_dev_del(struct device *dev);
 
 void kt_run_shared(void);
 void kt_run_dropin(void);

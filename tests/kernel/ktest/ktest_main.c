@@ -58,42 +58,6 @@ struct tc_env *kt_env(void)
 	return e;
 }
 
-struct kt_device {
-	struct device dev;
-	u64 dma_mask;
-};
-
-static void kt_dev_release(struct device *dev)
-{
-	kfree(container_of(dev, struct kt_device, dev));
-}
-
-struct device *kt_dev_new(const char *name)
-{
-	struct kt_device *k = kzalloc(sizeof(*k), GFP_KERNEL);
-
-	if (!k)
-		return NULL;
-	device_initialize(&k->dev);
-	k->dev.release = kt_dev_release;
-	k->dev.dma_mask = &k->dma_mask;
-	if (dev_set_name(&k->dev, "%s", name) || device_add(&k->dev)) {
-		put_device(&k->dev);
-		return NULL;
-	}
-	if (dma_set_mask_and_coherent(&k->dev, DMA_BIT_MASK(64))) {
-		kt_dev_del(&k->dev);
-		return NULL;
-	}
-	return &k->dev;
-}
-
-void kt_dev_del(struct device *dev)
-{
-	device_del(dev);
-	put_device(dev);
-}
-
 static int __init kt_init(void)
 {
 	pr_info(KT_PFX "INFO start: hostile_div=%d bench_reps=%d init_on_alloc=%d init_on_free=%d\n",
