@@ -184,8 +184,11 @@ bool dp_chunk_attach(struct dmapool *pool, struct dp_chunk *c,
 		*flags = dp_lock(&pool->lock);
 		dp_index_add_spares(ix, nodes, nodes ? w.nodes : 0);
 		if (slots && w.slot_cap > pool->slot_cap) {
-			dp_os_memcpy(slots, pool->slots,
-				     pool->nslots * sizeof(*slots));
+			/* The first table has nothing to copy (and memcpy from
+			 * NULL is undefined even for 0 bytes). */
+			if (pool->nslots)
+				dp_os_memcpy(slots, pool->slots,
+					     pool->nslots * sizeof(*slots));
 			dp_garbage_add(gb, pool->slots,
 				       pool->slot_cap * sizeof(*slots));
 			pool->slots = slots;
