@@ -121,21 +121,38 @@ void dp_os_strscpy(char *d, const char *s, size_t n)
 
 void dp_os_report_default(const struct dmapool_report *r)
 {
-	char found[3 * sizeof(r->found) + 1] = "";
+	char line[512];
+	size_t n = 0;
 	unsigned int i;
 
-	for (i = 0; i < r->found_len && i < sizeof(r->found); i++)
-		snprintf(found + 3 * i, 4, " %02x", r->found[i]);
-	fprintf(stderr,
-		"dmapool: %s: pool \"%s\": addr %p dma %#" PRIx64
-		" block %p (dma %#" PRIx64 ") +%zu%s%s%s%s count %" PRIu64
-		": %s\n",
-		dmapool_report_kind_name(r->kind), r->pool_name, r->addr,
-		r->dma, r->block, r->block_dma, r->offset,
-		r->found_len ? " found" : "", found,
-		r->owner_name ? " owner " : "",
-		r->owner_name ? r->owner_name : "", r->count,
-		r->detail ? r->detail : "");
+#define ADD(...)							\
+	do {								\
+		if (n < sizeof(line))					\
+			n += (size_t)snprintf(line + n, sizeof(line) - n,	\
+					      __VA_ARGS__);		\
+	} while (0)
+	ADD("dmapool: %s in pool \"%s\":", dmapool_report_kind_name(r->kind),
+	    r->pool_name ? r->pool_name : "");
+	if (r->addr || r->dma)
+		ADD(" addr %p dma %#" PRIx64, r->addr, r->dma);
+	if (r->block)
+		ADD(" block %p+%zu (dma %#" PRIx64 ")", r->block, r->offset,
+		    r->block_dma);
+	if (r->handle)
+		ADD(" handle %#" PRIx64, r->handle);
+	if (r->found_len) {
+		ADD(" found");
+		for (i = 0; i < r->found_len && i < sizeof(r->found); i++)
+			ADD(" %02x", r->found[i]);
+	}
+	if (r->owner_name)
+		ADD(" owner \"%s\"", r->owner_name);
+	if (r->count)
+		ADD(" count %" PRIu64, r->count);
+	if (r->detail)
+		ADD(": %s", r->detail);
+#undef ADD
+	fprintf(stderr, "%s\n", line);
 }
 
 void dp_os_violation_abort(const struct dmapool_report *r)
