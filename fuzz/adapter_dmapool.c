@@ -25,6 +25,13 @@ struct dpool {
 static dpf_report_cb global_cb;
 static void *global_ctx;
 
+/*
+ * Pools made with plain dmapool_create() have no sink of their own: their
+ * reports reach the global one, which finds the pool here.
+ */
+#define MAX_PLAIN	16
+static struct dpool *plain[MAX_PLAIN];
+
 static void convert(const struct dmapool_report *r, struct dpf_report *out,
 		    const void *pool)
 {
@@ -40,10 +47,18 @@ static void convert(const struct dmapool_report *r, struct dpf_report *out,
 		snprintf(out->owner, sizeof(out->owner), "%s", r->owner_name);
 }
 
+static void on_pool(const struct dmapool_report *r, void *ctx);
+
 static void on_global(const struct dmapool_report *r, void *ctx)
 {
 	struct dpf_report out;
+	unsigned int i;
 
+	for (i = 0; r->pool && i < MAX_PLAIN; i++)
+		if (plain[i] && plain[i]->pool == r->pool) {
+			on_pool(r, plain[i]);
+			return;
+		}
 	convert(r, &out, NULL);
 	if (global_cb)
 		global_cb(&out, global_ctx);
@@ -74,6 +89,7 @@ static void *dp_create(const struct dpf_params *p, int owner,
 {
 	struct dmapool_opts o;
 	struct dpool *dp = calloc(1, sizeof(*dp));
+	unsigned int i;
 
 	if (!dp)
 		return NULL;
@@ -94,8 +110,22 @@ static void *dp_create(const struct dpf_params *p, int owner,
 		free(dp);
 		return NULL;
 	}
+	if (!o.flags && !o.index && !o.chunk_size && !o.redzone &&
+	    !o.quarantine_max && !o.reserve_chunks && p->plain) {
+		/* The contract's own entry point. */
+		for (i = 0; i < MAX_PLAIN && plain[i]; i++)
+			;
+		if (i < MAX_PLAIN) {
+			dp->pool = dmapool_create(name, dp->dev, p->size,
+						  p->align, p->boundary);
+			if (dp->pool)
+				plain[i] = dp;
+			goto made;
+		}
+	}
 	dp->pool = dmapool_create_opts(name, dp->dev, p->size, p->align,
 				       p->boundary, &o);
+made:
 	if (!dp->pool) {
 		dmapool_dev_put(dp->dev);
 		free(dp);
@@ -107,8 +137,12 @@ static void *dp_create(const struct dpf_params *p, int owner,
 static void dp_destroy(void *pool)
 {
 	struct dpool *dp = pool;
+	unsigned int i;
 
 	dmapool_destroy(dp->pool);
+	for (i = 0; i < MAX_PLAIN; i++)
+		if (plain[i] == dp)
+			plain[i] = NULL;
 	dmapool_dev_put(dp->dev);
 	free(dp);
 }
@@ -122,8 +156,12 @@ static struct dmapool *P(void *pool)
 static void *dp_alloc(void *pool, dmapool_gfp_t gfp, uint64_t *dma)
 {
 	dmapool_dma_t d = 0;
-	void *v = dmapool_alloc(P(pool), gfp, &d);
+	void *v;
 
+	if (gfp & DMAPOOL_GFP_ZERO)
+		v = dmapool_zalloc(P(pool), gfp & ~DMAPOOL_GFP_ZERO, &d);
+	else
+		v = dmapool_alloc(P(pool), gfp, &d);
 	*dma = d;
 	return v;
 }
@@ -234,7 +272,8 @@ static void dp_features(struct dpf_features *f)
 const struct dpf_adapter dpf_dmapool_adapter = {
 	.name = "dmapool",
 	.caps = DPF_CAP_REPORTS | DPF_CAP_HANDLES | DPF_CAP_OPTIONS |
-		DPF_CAP_EXACT_DESTROY | DPF_CAP_STATS | DPF_CAP_IN_USE | DP_CAP_QUIESCE |
+		DPF_CAP_EXACT_DESTROY | DPF_CAP_STATS | DPF_CAP_IN_USE |
+		DPF_CAP_CHECKS_BACKEND | DP_CAP_QUIESCE |
 		DP_CAP_SHRINK,
 	.init = dp_init,
 	.features = dp_features,

@@ -25,6 +25,7 @@ static struct dpf_chunk chunks[DPF_ARENA_CHUNKS];	/* sorted by va */
 static size_t nchunks;
 static size_t held_bytes;
 static unsigned int fail_next;
+static bool fail_misalign;
 static unsigned long refusals;
 static uint64_t serial;
 static dpf_release_hook hook;
@@ -79,6 +80,7 @@ void dpf_arena_reset(void)
 	nchunks = 0;
 	held_bytes = 0;
 	fail_next = 0;
+	fail_misalign = false;
 	refusals = 0;
 	serial = 0;
 	hook = NULL;
@@ -91,9 +93,10 @@ void dpf_arena_set_hook(dpf_release_hook fn, void *ctx)
 	hook_ctx = ctx;
 }
 
-void dpf_arena_fail_next(unsigned int n)
+void dpf_arena_fail_next(unsigned int n, bool misalign)
 {
 	fail_next = n;
+	fail_misalign = misalign;
 }
 
 unsigned long dpf_arena_refusals(void)
@@ -104,14 +107,20 @@ unsigned long dpf_arena_refusals(void)
 int dpf_arena_alloc(int owner, size_t size, size_t align, void **va,
 		    uint64_t *dma)
 {
-	uint64_t cursor = 0, cand;
+	uint64_t cursor = 0, cand, skew = 0;
 	size_t i;
 
 	if (fail_next) {
 		fail_next--;
-		goto refuse;
+		if (!fail_misalign)
+			goto refuse;
+		/* A broken backend: the chunk is off the alignment.  The
+		 * pool must notice and give it back; count it as a refusal. */
+		refusals++;
+		skew = 2048;
+		align = align < 4096 ? 4096 : align;
 	}
-	if (!size || size > DPF_ARENA_BUDGET - held_bytes ||
+	if (!size || size + skew > DPF_ARENA_BUDGET - held_bytes ||
 	    nchunks == DPF_ARENA_CHUNKS || !dpf_is_pow2(align) ||
 	    align > ARENA_ALIGN)
 		goto refuse;
@@ -119,7 +128,7 @@ int dpf_arena_alloc(int owner, size_t size, size_t align, void **va,
 		uint64_t next = i < nchunks ? (uint64_t)(chunks[i].va - base) :
 				DPF_ARENA_SIZE;
 
-		cand = dpf_align_up(cursor, align);
+		cand = dpf_align_up(cursor, align) + skew;
 		if (cand + size <= next)
 			break;
 		if (i < nchunks)

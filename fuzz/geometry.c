@@ -209,6 +209,7 @@ static void free_all(struct dmapool *pool, uint8_t order, bool handle)
 static void one(struct dpf_in *in, int owner)
 {
 	struct dpf_params p = { 0 };
+	struct blk extra;
 	struct dmapool_stats st;
 	struct dmapool_opts o;
 	struct dmapool_dev *dev;
@@ -294,7 +295,7 @@ static void one(struct dpf_in *in, int owner)
 			  "%zu chunks for %zu full chunks of blocks",
 			  dpf_arena_count(owner), c + 1);
 		dpf_check(!take(pool, false, handle, DMAPOOL_GFP_NOGROW,
-				&G.b[G.nb]),
+				&extra),
 			  "a full pool handed out a block without growing");
 	}
 	expect_reports(0, 0);

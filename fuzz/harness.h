@@ -136,8 +136,9 @@ void dpf_arena_init(void);
 /* Start an input: nothing allocated, no failures injected. */
 void dpf_arena_reset(void);
 void dpf_arena_set_hook(dpf_release_hook fn, void *ctx);
-/* The next @n allocations fail. */
-void dpf_arena_fail_next(unsigned int n);
+/* The next @n allocations fail; with @misalign they "succeed" with a
+ * chunk half a page off the alignment asked for (a broken backend). */
+void dpf_arena_fail_next(unsigned int n, bool misalign);
 /* Allocations refused so far in this input (injected or out of budget). */
 unsigned long dpf_arena_refusals(void);
 int dpf_arena_alloc(int owner, size_t size, size_t align, void **va,
@@ -158,6 +159,11 @@ void *dpf_arena_end(void);
 /* A dmapool backend over the arena for pool instance @owner. */
 struct dmapool_dev *dpf_arena_dev(int owner);
 
+/* Host memory (hostfail.c): the @k-th malloc/calloc from now fails (0:
+ * none); how many were made to fail so far. */
+void dpf_host_fail_in(unsigned long k);
+unsigned long dpf_host_failures(void);
+
 /* ------------------------------------------------------------------ */
 /* The allocator adapter.                                               */
 
@@ -170,6 +176,7 @@ struct dpf_params {
 	unsigned int quarantine_max;
 	size_t reserve_chunks;
 	uint64_t seed;
+	bool plain;			/* no options: use dmapool_create() */
 };
 
 /* Options a build accepts: a pool asking for anything else may be refused. */
@@ -204,6 +211,10 @@ typedef void (*dpf_report_cb)(const struct dpf_report *r, void *ctx);
 #define DPF_CAP_STATS		0x40u	/* full dmapool_stats (else only
 					 * chunks and block_size are filled) */
 #define DPF_CAP_IN_USE		0x80u	/* stats count blocks in use */
+#define DPF_CAP_CHECKS_BACKEND	0x100u	/* refuses misaligned chunks (a
+					 * baseline trusts its backend, as
+					 * the kernel trusts
+					 * dma_alloc_coherent) */
 
 struct dpf_adapter {
 	const char *name;

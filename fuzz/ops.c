@@ -10,6 +10,7 @@
  *
  *   CREATE     slot u8, size u16, align u8, boundary u8, chunk u8,
  *              flags u8, index u8, redzone u8, quarantine u8, reserve u8
+ *              (see decode_params)
  *   DESTROY    slot u8
  *   ALLOC      slot u8, mode u8 (1 zero, 2 no-grow, 4 by handle)
  *   FREE       which u16, mode u8 (1: by handle when it has one)
@@ -26,7 +27,8 @@
  *   MISUSE     kind u8, a u16, b u16 (see do_misuse)
  *   QUIESCE    slot u8
  *   SHRINK     slot u8
- *   FAIL       n u8: the next n % 8 chunk allocations fail
+ *   FAIL       f u8: chunk allocations fail or come back misaligned, a
+ *              host allocation fails (see op_fail)
  *
  * Device offsets address the concatenation of every chunk of every live
  * pool (found with the adapter's walk), modulo its length; a write stops at
@@ -510,6 +512,12 @@ static void on_release(const struct dpf_chunk *c, void *ctx)
 /* ------------------------------------------------------------------ */
 /* Pools.                                                              */
 
+/* Memory the allocator was refused so far (backend or host). */
+static unsigned long refusals(void)
+{
+	return dpf_arena_refusals() + dpf_host_failures();
+}
+
 static struct slot *slot_by_id(int id)
 {
 	int i;
@@ -542,7 +550,8 @@ static void decode_params(struct dpf_in *in, struct dpf_params *p)
 	q = dpf_u8(in);
 	r = dpf_u8(in);
 
-	/* align: 0 (= 1), a power of two up to 64 KiB, or a non-power. */
+	/* align: 0 (= 1), a power of two up to 64 KiB, or a non-power;
+	 * bit 5: through dmapool_create() when no option is set. */
 	if (a & 0x80)
 		p->align = 0;
 	else
@@ -565,13 +574,14 @@ static void decode_params(struct dpf_in *in, struct dpf_params *p)
 	p->quarantine_max = q;
 	p->reserve_chunks = r % 4;
 	p->seed = 0x5eed0000u | a << 8 | b;
+	p->plain = a & 0x20;
 }
 
 static void op_create(struct dpf_in *in)
 {
 	uint8_t n = dpf_u8(in);
 	struct slot *s = &W.s[n % MAX_POOLS];
-	unsigned long refused = dpf_arena_refusals();
+	unsigned long refused = refusals();
 	struct dmapool_stats st;
 	struct dpf_params p;
 	enum dpf_verdict v;
@@ -588,12 +598,13 @@ static void op_create(struct dpf_in *in)
 		      &esize);
 	snprintf(s->name, sizeof(s->name), "p%d.%d", n % MAX_POOLS, W.next_id);
 	h = W.a->create(&p, W.next_id, s->name, capture, NULL);
+	dpf_log("  -> %s", h ? s->name : "refused");
 	if (!h) {
 		/* A baseline's geometry rules are its own (it may round a
 		 * block up to hold its free-list entry, then refuse the
 		 * boundary); it only has to refuse what the kernel does. */
 		if (W.a->caps & DPF_CAP_REPORTS) {
-			bool oom = dpf_arena_refusals() != refused && !W.ncap;
+			bool oom = refusals() != refused && !W.ncap;
 
 			dpf_check(v != DPF_MUST_WORK || oom,
 				  "create refused a valid pool");
@@ -685,8 +696,8 @@ static void op_destroy(struct dpf_in *in)
 static bool may_fail(const struct slot *s, const struct dmapool_stats *st,
 		     dmapool_gfp_t gfp, unsigned long refused)
 {
-	if (dpf_arena_refusals() != refused)
-		return true;		/* the backend said no */
+	if (refusals() != refused)
+		return true;		/* the backend or the host said no */
 	if (!(gfp & DMAPOOL_GFP_NOGROW))
 		return false;
 	if (!(W.a->caps & DPF_CAP_STATS) || s->holds)
@@ -699,7 +710,7 @@ static bool do_alloc(struct slot *s, uint8_t mode)
 	dmapool_gfp_t gfp = (mode & 2) ? DMAPOOL_GFP_NOGROW : 0;
 	bool zero = mode & 1;
 	bool by_handle = (mode & 4) && (W.a->caps & DPF_CAP_HANDLES);
-	unsigned long refused = dpf_arena_refusals();
+	unsigned long refused = refusals();
 	const struct dpf_chunk *c;
 	struct dmapool_stats st;
 	struct live l = { 0 };
@@ -718,6 +729,7 @@ static bool do_alloc(struct slot *s, uint8_t mode)
 	}
 	settle(&NO_REPORT);
 	if (!l.v) {
+		dpf_log("  alloc %s -> NULL", s->name);
 		dpf_check(may_fail(s, &st, gfp, refused),
 			  "alloc from %s failed (%llu of %llu blocks in use)",
 			  s->name, (unsigned long long)st.blocks_in_use,
@@ -1121,6 +1133,24 @@ static bool same_chunk(const struct gone *g)
 	return c && c->serial == g->serial;
 }
 
+/* Stats and walk of a NULL pool: nothing, quietly. */
+static void walk_none(void *vaddr, dmapool_dma_t dma, size_t len, void *ctx)
+{
+	dpf_fail("walk of a NULL pool called back (%p)", vaddr);
+}
+
+static void null_pool_queries(void)
+{
+	struct dmapool_stats st;
+
+	memset(&st, 0xff, sizeof(st));
+	W.a->stats(NULL, &st);
+	dpf_check(!st.blocks_total && !st.chunks && !st.violations,
+		  "stats of a NULL pool are not zero");
+	W.a->walk(NULL, walk_none, NULL);
+	settle(&NO_REPORT);
+}
+
 static void op_misuse(struct dpf_in *in)
 {
 	unsigned int kind = dpf_u8(in) % MIS_COUNT;
@@ -1202,6 +1232,7 @@ static void op_misuse(struct dpf_in *in)
 	case MIS_NULL_POOL:
 		e = expect_one(K(DMAPOOL_R_NULL_POOL), NULL, NULL);
 		e.check_addr = false;
+		null_pool_queries();
 		if (b & 1) {
 			uint64_t dma;
 
@@ -1329,9 +1360,18 @@ static void op_shrink(struct dpf_in *in)
 	settle(&NO_REPORT);
 }
 
+/*
+ * f: bits 0-2, the next n chunk allocations fail (bit 7: they come back
+ * misaligned instead, a broken backend); bits 3-6, the k-th host
+ * allocation from now fails (0: none).
+ */
 static void op_fail(struct dpf_in *in)
 {
-	dpf_arena_fail_next(dpf_u8(in) % 8);
+	uint8_t f = dpf_u8(in);
+
+	dpf_arena_fail_next(f & 7, (f & 0x80) &&
+			    (W.a->caps & DPF_CAP_CHECKS_BACKEND));
+	dpf_host_fail_in((f >> 3) & 15);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1381,6 +1421,7 @@ int dpf_ops_run(const struct dpf_adapter *a, const uint8_t *data,
 	W.ncap = 0;
 	memset(W.touched, 0, sizeof(W.touched));
 	dpf_arena_reset();
+	dpf_host_fail_in(0);
 	dpf_arena_set_hook(on_release, NULL);
 	W.global_base = a->global_violations ? a->global_violations() : 0;
 	W.global_reports = 0;
@@ -1423,6 +1464,7 @@ int dpf_ops_run(const struct dpf_adapter *a, const uint8_t *data,
 			  "chunk %p of destroyed pool %d was never given back",
 			  (void *)c->va, c->owner);
 	dpf_arena_reset();
+	dpf_host_fail_in(0);
 	return 0;
 }
 
