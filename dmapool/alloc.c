@@ -28,22 +28,6 @@ struct dp_chunk *dp_take_block_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 	return dp_take_block(pool, pos);
 }
 
-/* The caller's part of an allocation, outside the lock. */
-static inline void *hand_out(struct dmapool *pool, struct dp_chunk *c,
-			     uint32_t pos, dmapool_gfp_t gfp,
-			     dmapool_dma_t *dma)
-{
-	/* The chunk cannot go away while it holds our block. */
-	size_t off = dp_geo_offset(&pool->geo, pos);
-	void *vaddr = (void *)(c->vaddr + off);
-
-	if (dma)
-		*dma = c->dma + off;
-	if (gfp & DMAPOOL_GFP_ZERO)
-		dp_os_memset(vaddr, 0, pool->geo.size);
-	return vaddr;
-}
-
 /* No free block: grow (lock held on entry, released on return). */
 static DP_NOINLINE void *alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 				    dmapool_dma_t *dma, dp_irqflags_t flags)
@@ -55,7 +39,7 @@ static DP_NOINLINE void *alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 	c = dp_take_block_slow(pool, gfp, &pos, &flags, &gb);
 	dp_unlock(&pool->lock, flags);
 	dp_garbage_free(pool, &gb);
-	return c ? hand_out(pool, c, pos, gfp, dma) : NULL;
+	return c ? dp_hand_out(pool, c, pos, gfp, dma) : NULL;
 }
 
 static DP_NOINLINE void *alloc_null(void)
@@ -74,12 +58,14 @@ void *dmapool_alloc(struct dmapool *pool, dmapool_gfp_t gfp,
 
 	if (DP_UNLIKELY(!pool))
 		return alloc_null();
+	if (DP_UNLIKELY(pool->tcache))
+		return dp_tc_alloc(pool, gfp, dma);
 	flags = dp_lock(&pool->lock);
 	c = dp_take_block(pool, &pos);
 	if (DP_UNLIKELY(!c))
 		return alloc_slow(pool, gfp, dma, flags);
 	dp_unlock(&pool->lock, flags);
-	return hand_out(pool, c, pos, gfp, dma);
+	return dp_hand_out(pool, c, pos, gfp, dma);
 }
 
 void *dmapool_zalloc(struct dmapool *pool, dmapool_gfp_t gfp,
@@ -88,13 +74,9 @@ void *dmapool_zalloc(struct dmapool *pool, dmapool_gfp_t gfp,
 	return dmapool_alloc(pool, gfp | DMAPOOL_GFP_ZERO, dma);
 }
 
-/*
- * A free that failed validation: say why.  Lock held on entry (so nothing
- * changes between the check and the report), released before delivery.
- */
-static DP_NOINLINE void free_bad(struct dmapool *pool, struct dp_chunk *c,
-				 void *vaddr, dmapool_dma_t dma,
-				 dp_irqflags_t flags)
+DP_NOINLINE void dp_free_bad(struct dmapool *pool, struct dp_chunk *c,
+			     void *vaddr, dmapool_dma_t dma,
+			     dp_irqflags_t flags)
 {
 	const struct dp_geometry *g = &pool->geo;
 	const uintptr_t va = (uintptr_t)vaddr;
@@ -156,24 +138,35 @@ void dmapool_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 		free_null(vaddr, dma);
 		return;
 	}
+	if (DP_UNLIKELY(pool->special)) {
+		if (pool->tcache)
+			dp_tc_free(pool, vaddr, dma);
+		else
+			dp_free_locked(pool, vaddr, dma);
+		return;
+	}
 	flags = dp_lock(&pool->lock);
-	c = dp_index_lookup(&pool->index, va);
+	/* Writers change the index under this lock: no RCU needed here. */
+	c = dp_radix_lookup(&pool->index.u.radix, va >> pool->index.page_shift);
 	/* Invariant 3: in this pool, at a block start, allocated, its dma. */
 	if (DP_LIKELY(c)) {
 		off = va - c->vaddr;
 		if (DP_LIKELY(off < pool->geo.chunk_size &&
 			      dp_geo_position(&pool->geo, off, &pos) &&
 			      c->dma + off == dma)) {
-			uint64_t *word = &c->map[1 + pos / 64];
+			const struct dp_geometry *g = &pool->geo;
+			size_t w = pos / 64;
 			uint64_t bit = (uint64_t)1 << (pos % 64);
 
-			if (DP_LIKELY(!(*word & bit) &&
-				      !dp_chunk_is_held(c, &pool->geo, pos))) {
+			/* Not special: no lock-free writer, plain reads. */
+			if (DP_LIKELY(!((&c->map[1])[w] & bit) &&
+				      !(g->held_words &&
+					(c->map[1 + g->nwords + w] & bit)))) {
 				dp_put_block(pool, c, pos);
 				dp_unlock(&pool->lock, flags);
 				return;
 			}
 		}
 	}
-	free_bad(pool, c, vaddr, dma, flags);
+	dp_free_bad(pool, c, vaddr, dma, flags);
 }

@@ -14,6 +14,9 @@ void dp_chunk_init_map(struct dp_chunk *c, const struct dp_geometry *g)
 	for (pos = 0; pos < g->nbits; pos++)
 		if (dp_geo_valid_position(g, pos))
 			dp_chunk_put(c, pos);
+	if (g->held_superset)
+		dp_os_memcpy(&c->map[1 + g->nwords], &c->map[1],
+			     g->nwords * sizeof(uint64_t));
 }
 
 struct dp_chunk *dp_chunk_create(struct dmapool *pool, dmapool_gfp_t gfp)
@@ -50,16 +53,41 @@ struct dp_chunk *dp_chunk_create(struct dmapool *pool, dmapool_gfp_t gfp)
 	c->dma = dma;
 	c->next = c->prev = NULL;
 	c->id = 0;
+	c->meta_size = dp_chunk_meta_size(g);
 	dp_chunk_init_map(c, g);
 	return c;
+}
+
+/*
+ * Give a chunk's DMA memory back to the backend.  It is zeroed first: the
+ * next owner of that memory (another pool, another driver, a device) must
+ * not find what our callers left in it.
+ */
+static void chunk_release_dma(struct dmapool *pool, struct dp_chunk *c)
+{
+	dp_os_memset((void *)c->vaddr, 0, pool->geo.chunk_size);
+	dp_os_chunk_free(pool->dev, pool->geo.chunk_size, (void *)c->vaddr,
+			 c->dma);
 }
 
 void dp_chunk_destroy(struct dmapool *pool, struct dp_chunk *c, bool release)
 {
 	if (release)
-		dp_os_chunk_free(pool->dev, pool->geo.chunk_size,
-				 (void *)c->vaddr, c->dma);
-	dp_os_host_free(c, dp_chunk_meta_size(&pool->geo));
+		chunk_release_dma(pool, c);
+	dp_os_host_free(c, c->meta_size);
+}
+
+static void chunk_free_rcu(struct dp_rcu_head *head)
+{
+	struct dp_chunk *c = DP_CONTAINER_OF(head, struct dp_chunk, rcu);
+
+	dp_os_host_free(c, c->meta_size);
+}
+
+void dp_chunk_retire(struct dmapool *pool, struct dp_chunk *c)
+{
+	chunk_release_dma(pool, c);
+	dp_call_rcu(&c->rcu, chunk_free_rcu);
 }
 
 size_t dp_gen_bytes(const struct dmapool *pool)

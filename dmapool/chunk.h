@@ -24,6 +24,8 @@ struct dp_chunk {
 	struct dp_chunk *next, *prev;	/* pool->avail while a block is free */
 	uint32_t id;			/* slot in pool->slots, named by handles */
 	uint32_t spare;
+	size_t meta_size;		/* bytes of this record, for its free */
+	struct dp_rcu_head rcu;		/* freed after a grace period (shrink) */
 	uint64_t map[];			/* summary word, nwords free words,
 					 * held_words held words */
 };
@@ -43,15 +45,16 @@ static inline bool dp_chunk_full(const struct dp_chunk *c)
 /* Take the lowest free position; the chunk must have one. */
 static inline uint32_t dp_chunk_take_first(struct dp_chunk *c)
 {
-	uint32_t w = (uint32_t)__builtin_ctzll(c->map[0]);
-	uint64_t word = c->map[1 + w];
+	uint64_t *words = &c->map[1];
+	size_t w = (unsigned int)__builtin_ctzll(c->map[0]);
+	uint64_t word = words[w];
 	uint32_t b = (uint32_t)__builtin_ctzll(word);
 
 	word &= word - 1;
-	c->map[1 + w] = word;
+	words[w] = word;
 	if (!word)
 		c->map[0] &= ~((uint64_t)1 << w);
-	return w * 64 + b;
+	return (uint32_t)w * 64 + b;
 }
 
 /* Take a given free position (randomized placement). */
@@ -72,11 +75,12 @@ static inline bool dp_chunk_is_free(const struct dp_chunk *c, uint32_t pos)
 /* Mark @pos free; true when the chunk was full until now. */
 static inline bool dp_chunk_put(struct dp_chunk *c, uint32_t pos)
 {
-	uint32_t w = pos / 64;
-	uint64_t word = c->map[1 + w];
+	uint64_t *words = &c->map[1];
+	size_t w = pos / 64;
+	uint64_t word = words[w];
 	bool was_full = false;
 
-	c->map[1 + w] = word | (uint64_t)1 << (pos % 64);
+	words[w] = word | (uint64_t)1 << (pos % 64);
 	if (!word) {
 		was_full = !c->map[0];
 		c->map[0] |= (uint64_t)1 << w;
@@ -84,11 +88,20 @@ static inline bool dp_chunk_put(struct dp_chunk *c, uint32_t pos)
 	return was_full;
 }
 
+/* The word that holds @pos's held bit. */
+static inline uint64_t *dp_chunk_held_word(struct dp_chunk *c,
+					   const struct dp_geometry *g,
+					   uint32_t pos)
+{
+	return &c->map[1 + g->nwords + pos / 64];
+}
+
+/* Thread-cache pools change held bits without the pool lock: read once. */
 static inline bool dp_chunk_is_held(const struct dp_chunk *c,
 				    const struct dp_geometry *g, uint32_t pos)
 {
 	return g->held_words &&
-	       ((c->map[1 + g->nwords + pos / 64] >> (pos % 64)) & 1);
+	       ((DP_READ_ONCE(c->map[1 + g->nwords + pos / 64]) >> (pos % 64)) & 1);
 }
 
 static inline void dp_chunk_hold(struct dp_chunk *c,
@@ -111,16 +124,26 @@ static inline bool dp_chunk_is_allocated(const struct dp_chunk *c,
 	return !dp_chunk_is_free(c, pos) && !dp_chunk_is_held(c, g, pos);
 }
 
-/* Blocks allocated to callers (not on a hot path). */
+/*
+ * Blocks allocated to callers (not on a hot path).  A block is not allocated
+ * when its free bit or its held bit is set, whichever way a pool uses the
+ * held bits (see held_superset in geometry.h).
+ */
 static inline uint32_t dp_chunk_allocated_count(const struct dp_chunk *c,
 						const struct dp_geometry *g)
 {
 	uint32_t w, n = 0;
 
-	for (w = 0; w < g->nwords + g->held_words; w++)
-		n += (uint32_t)__builtin_popcountll(c->map[1 + w]);
+	for (w = 0; w < g->nwords; w++) {
+		uint64_t busy = ~c->map[1 + w];
+
+		if (g->held_words)
+			busy &= ~DP_READ_ONCE(c->map[1 + g->nwords + w]);
+		n += (uint32_t)__builtin_popcountll(~busy);
+	}
 	return g->blocks - n;
 }
+
 
 /* Mark every block of a new chunk free. */
 void dp_chunk_init_map(struct dp_chunk *c, const struct dp_geometry *g);

@@ -121,6 +121,7 @@ const char *dp_geometry_init(struct dp_geometry *g, size_t size, size_t align,
 	g->one_seg = !(b % stride);
 	g->nwords = (g->nbits + 63) / 64;
 	g->held_words = 0;
+	g->held_superset = false;
 	g->recip = (((uint64_t)1 << 32) + stride - 1) / stride;
 	/* Both addresses of a chunk sit on a boundary (and on align). */
 	g->chunk_align = b > align ? b : align;

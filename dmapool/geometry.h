@@ -37,6 +37,9 @@ struct dp_geometry {
 	uint32_t nwords;	/* 64-bit bitmap words (without the summary) */
 	uint32_t held_words;	/* 0, or nwords when blocks can be held
 				 * (set by the pool, not by geometry) */
+	bool held_superset;	/* held bits also mark every free block, so
+				 * a held bit clear = allocated (thread-cache
+				 * pools, see tcache.c; set by the pool) */
 	uint64_t recip;		/* ceil(2^32 / stride) */
 	size_t chunk_size;
 	size_t chunk_align;	/* what the backend must align chunks to */

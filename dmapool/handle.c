@@ -28,7 +28,10 @@ static bool enable_handles(struct dmapool *pool, dmapool_gfp_t gfp,
 			if (pool->slots[id].chunk && !pool->slots[id].gen)
 				break;
 		if (id == pool->nslots) {
-			pool->handles = true;
+			/* Thread-cache frees read it without the lock. */
+			DP_WRITE_ONCE(pool->handles, true);
+			/* The index kind does not matter: handles need no lookup. */
+			pool->handle_fast = !pool->tcache && !pool->auto_shrink;
 			return true;
 		}
 		dp_unlock(&pool->lock, *flags);
@@ -49,6 +52,28 @@ static bool enable_handles(struct dmapool *pool, dmapool_gfp_t gfp,
 	}
 }
 
+/*
+ * A block for a handle in a pool that is not handle_fast: the first handle
+ * allocation, or a special pool (a thread-cache pool's block is claimed).
+ */
+static DP_NOINLINE struct dp_chunk *take_special(struct dmapool *pool,
+						 dmapool_gfp_t gfp,
+						 uint32_t *pos,
+						 dp_irqflags_t *flags,
+						 struct dp_garbage *gb)
+{
+	struct dp_chunk *c;
+
+	if (!pool->handles && !enable_handles(pool, gfp, flags, gb))
+		return NULL;
+	c = dp_take_block(pool, pos);
+	if (!c)
+		c = dp_take_block_slow(pool, gfp, pos, flags, gb);
+	if (c)
+		dp_claim_block(pool, c, *pos);
+	return c;
+}
+
 struct dmapool_block dmapool_alloc_block(struct dmapool *pool,
 					 dmapool_gfp_t gfp)
 {
@@ -66,13 +91,15 @@ struct dmapool_block dmapool_alloc_block(struct dmapool *pool,
 		return blk;
 	}
 	flags = dp_lock(&pool->lock);
-	if (DP_LIKELY(pool->handles) || enable_handles(pool, gfp, &flags, &gb)) {
+	if (DP_LIKELY(pool->handle_fast)) {
 		c = dp_take_block(pool, &pos);
 		if (DP_UNLIKELY(!c))
 			c = dp_take_block_slow(pool, gfp, &pos, &flags, &gb);
-		if (c)
-			gen = pool->slots[c->id].gen[pos];
+	} else {
+		c = take_special(pool, gfp, &pos, &flags, &gb);
 	}
+	if (c)
+		gen = pool->slots[c->id].gen[pos];
 	dp_unlock(&pool->lock, flags);
 	if (DP_UNLIKELY(gb.list || gb.nodes))
 		dp_garbage_free(pool, &gb);
@@ -155,10 +182,29 @@ void dmapool_free_block(struct dmapool *pool, struct dmapool_block blk)
 		p.r.block = blk.vaddr;
 		p.r.block_dma = blk.dma;
 		p.r.handle = h;
-	} else {
-		dp_put_block(pool, c, pos);
+	} else if (DP_LIKELY(pool->handle_fast)) {
+		/* dp_put_block, knowing the generations exist. */
+		pool->slots[id].gen[pos]++;
+		if (dp_chunk_put(c, pos))
+			dp_avail_push(pool, c);
+		pool->in_use--;
 		dp_unlock(&pool->lock, flags);
 		return;
+	} else {
+		bool shrink = false;
+
+		if (dp_put_special(pool, c, pos, &shrink)) {
+			dp_unlock(&pool->lock, flags);
+			if (shrink)
+				dp_auto_shrink(pool, c);
+			return;
+		}
+		/* A thread-cache free by address took it first. */
+		dp_report_fill(pool, &p, DMAPOOL_R_DOUBLE_FREE, blk.vaddr,
+			       blk.dma, "block is already freed and held (quarantine or cache)");
+		p.r.block = blk.vaddr;
+		p.r.block_dma = blk.dma;
+		p.r.handle = h;
 	}
 	dp_unlock(&pool->lock, flags);
 	dp_report_deliver(pool, &p);

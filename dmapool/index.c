@@ -15,6 +15,9 @@ int dp_index_init(struct dp_index *ix, enum dmapool_index_kind kind,
 		ix->ops = &dp_radix_ops;
 		ix->radix = true;
 		return 0;
+	case DMAPOOL_INDEX_BTREE:
+		ix->ops = &dp_btree_ops;
+		return 0;
 	default:
 		return -1;
 	}
@@ -49,6 +52,14 @@ void dp_index_node_free(struct dp_index *ix, void *node)
 {
 	ix->nodes--;
 	dp_os_host_free(node, ix->ops->node_size);
+}
+
+void dp_index_node_retire(struct dp_index *ix, struct dp_rcu_head *head,
+			  void (*fn)(struct dp_rcu_head *head))
+{
+	ix->nodes--;
+	ix->retired++;
+	dp_call_rcu(head, fn);
 }
 
 void dp_index_add_spares(struct dp_index *ix, void *list, uint32_t n)

@@ -10,9 +10,19 @@
  * for the other kinds.
  *
  * Writers (insert, remove) run under the pool lock and never allocate: the
- * pool asks nodes_needed() under the lock, drops it to allocate that many
- * nodes onto the index's spare list, retakes it and asks again.  So the
- * allocation can block (GFP_KERNEL) while the lock is a spinlock.
+ * pool asks nodes_needed() (or remove_nodes_needed()) under the lock, drops
+ * it to allocate that many nodes onto the index's spare list, retakes it and
+ * asks again.  So the allocation can block (GFP_KERNEL) while the lock is a
+ * spinlock.
+ *
+ * Readers come in two kinds.  Under the pool lock nothing changes, so the
+ * radix fast path (dp_index_lookup) reads the writer's own fields.  Without
+ * the pool lock, under the RCU read lock (dp_index_lookup_rcu), a reader may
+ * run while a writer changes the index: every kind publishes a node only
+ * after filling it (DP_RCU_ASSIGN), never changes what a reader could be
+ * halfway through in a way that misleads it, and frees a node it unlinked
+ * only after a grace period (dp_call_rcu), so a reader finds either the old
+ * or the new answer for every address, and never a freed node.
  */
 #ifndef DMAPOOL_INDEX_H
 #define DMAPOOL_INDEX_H
@@ -27,11 +37,18 @@ struct dp_index_ops {
 	/* Nodes an insert of [start, start + len) may take, at most. */
 	uint32_t (*nodes_needed)(const struct dp_index *ix, uintptr_t start,
 				 size_t len);
+	/* Nodes a remove of [start, start + len) may take, at most. */
+	uint32_t (*remove_nodes_needed)(const struct dp_index *ix,
+					uintptr_t start, size_t len);
 	/* Map [start, start + len) to @c; takes nodes from the spares. */
 	void (*insert)(struct dp_index *ix, uintptr_t start, size_t len,
 		       struct dp_chunk *c);
-	/* Unmap what insert mapped; frees nodes that became empty. */
+	/* Unmap what insert mapped; nodes it no longer needs are freed after
+	 * a grace period. */
 	void (*remove)(struct dp_index *ix, uintptr_t start, size_t len);
+	/* Safe under the RCU read lock or the pool lock.  May return a chunk
+	 * that does not contain @addr (the radix maps whole pages): the
+	 * caller checks. */
 	struct dp_chunk *(*lookup)(const struct dp_index *ix, uintptr_t addr);
 	/* Free every node (the pool is going away). */
 	void (*destroy)(struct dp_index *ix);
@@ -41,19 +58,47 @@ struct dp_index_ops {
 #define DP_RADIX_BITS	6u
 #define DP_RADIX_SLOTS	(1u << DP_RADIX_BITS)
 
+/* What an RCU reader needs to start a walk, published as one pointer. */
+struct dp_radix_root {
+	struct dp_radix_node *node;
+	uint64_t prefix;
+	uint32_t top_shift;
+};
+
 struct dp_radix_node {
-	void *slot[DP_RADIX_SLOTS];	/* child nodes, or chunks in a leaf */
+	union {
+		void *slot[DP_RADIX_SLOTS];	/* child nodes, or chunks */
+		struct dp_radix_root root;	/* a published root */
+	} u;
+	struct dp_rcu_head rcu;		/* apart from the slots: readers may
+					 * still read those after unlinking */
 };
 
 /*
  * The root covers keys whose bits above top_shift + DP_RADIX_BITS equal
  * prefix; a tree of one leaf has top_shift 0.  A pool whose chunks sit in
- * one 256 KiB stretch of address space is one node deep.
+ * one 256 KiB stretch of address space is one node deep.  Growing the tree
+ * changes all three at once, which a lock-free reader cannot read
+ * atomically, so they are also published together in a node of their own
+ * (pub), replaced on every change; the locked fast path reads the writer's
+ * copy, one load shorter.
  */
 struct dp_radix {
 	struct dp_radix_node *root;
 	uint64_t prefix;
 	uint32_t top_shift;
+	struct dp_radix_node *pub;	/* u.root mirrors the three above */
+};
+
+/*
+ * The B-tree (btree.c): chunk starts in sorted 256-byte nodes, every chunk
+ * [start, start + len) one entry.  The root pointer is tagged: bit 0 set
+ * when the node it names is a leaf (so is every child pointer).
+ */
+struct dp_btree {
+	void *root;
+	size_t len;			/* every range's length */
+	uint32_t height;		/* levels; 0 = empty */
 };
 
 struct dp_index {
@@ -63,13 +108,16 @@ struct dp_index {
 	size_t nodes;			/* live nodes, for meta_bytes */
 	void *spare;			/* spare nodes, linked by first word */
 	uint32_t nspare;
+	uint64_t retired;		/* nodes handed to dp_call_rcu */
 	union {
 		struct dp_radix radix;
+		struct dp_btree btree;
 		void *priv;		/* other kinds keep their root here */
 	} u;
 };
 
 extern const struct dp_index_ops dp_radix_ops;
+extern const struct dp_index_ops dp_btree_ops;
 
 static inline struct dp_chunk *dp_radix_lookup(const struct dp_radix *r,
 					       uint64_t key)
@@ -79,20 +127,55 @@ static inline struct dp_chunk *dp_radix_lookup(const struct dp_radix *r,
 
 	if (DP_UNLIKELY(!n || (key >> (s + DP_RADIX_BITS)) != r->prefix))
 		return NULL;
+	/* Laid out for the common one-level tree (chunks within 256 KiB). */
 	while (s) {
-		n = n->slot[(key >> s) & (DP_RADIX_SLOTS - 1)];
+		n = n->u.slot[(key >> s) & (DP_RADIX_SLOTS - 1)];
 		if (DP_UNLIKELY(!n))
 			return NULL;
 		s -= DP_RADIX_BITS;
 	}
-	return n->slot[key & (DP_RADIX_SLOTS - 1)];
+	return n->u.slot[key & (DP_RADIX_SLOTS - 1)];
 }
 
+/* Under the RCU read lock (or the pool lock). */
+static inline struct dp_chunk *dp_radix_lookup_rcu(const struct dp_radix *r,
+						   uint64_t key)
+{
+	const struct dp_radix_node *pub = DP_RCU_DEREF(r->pub);
+	const struct dp_radix_node *n;
+	uint32_t s;
+
+	if (DP_UNLIKELY(!pub))
+		return NULL;
+	n = pub->u.root.node;
+	s = pub->u.root.top_shift;
+	if (DP_UNLIKELY((key >> (s + DP_RADIX_BITS)) != pub->u.root.prefix))
+		return NULL;
+	while (s) {
+		n = DP_RCU_DEREF(n->u.slot[(key >> s) & (DP_RADIX_SLOTS - 1)]);
+		if (DP_UNLIKELY(!n))
+			return NULL;
+		s -= DP_RADIX_BITS;
+	}
+	return DP_RCU_DEREF(n->u.slot[key & (DP_RADIX_SLOTS - 1)]);
+}
+
+/* Under the pool lock. */
 static inline struct dp_chunk *dp_index_lookup(const struct dp_index *ix,
 					       uintptr_t addr)
 {
 	if (DP_LIKELY(ix->radix))
 		return dp_radix_lookup(&ix->u.radix, addr >> ix->page_shift);
+	return ix->ops->lookup(ix, addr);
+}
+
+/* Under the RCU read lock, while writers may be changing the index. */
+static inline struct dp_chunk *dp_index_lookup_rcu(const struct dp_index *ix,
+						   uintptr_t addr)
+{
+	if (DP_LIKELY(ix->radix))
+		return dp_radix_lookup_rcu(&ix->u.radix,
+					   addr >> ix->page_shift);
 	return ix->ops->lookup(ix, addr);
 }
 
@@ -106,6 +189,10 @@ size_t dp_index_meta_bytes(const struct dp_index *ix);
  * after a successful reserve), and giving one back. */
 void *dp_index_node_take(struct dp_index *ix);
 void dp_index_node_free(struct dp_index *ix, void *node);
+/* A node unlinked from a published index: @fn frees it after a grace
+ * period (@head is inside the node, where no reader looks). */
+void dp_index_node_retire(struct dp_index *ix, struct dp_rcu_head *head,
+			  void (*fn)(struct dp_rcu_head *head));
 
 /* For the pool: stock the spares, and hand back what is left over. */
 void dp_index_add_spares(struct dp_index *ix, void *list, uint32_t n);

@@ -19,7 +19,9 @@
  */
 #include "pool.h"
 
-#define DP_SUPPORTED_FLAGS	(DMAPOOL_OPT_ABORT_ON_VIOLATION)
+#define DP_SUPPORTED_FLAGS	(DMAPOOL_OPT_ABORT_ON_VIOLATION | \
+				 DMAPOOL_OPT_THREAD_CACHE | \
+				 DMAPOOL_OPT_AUTO_SHRINK)
 
 void dmapool_opts_init(struct dmapool_opts *o)
 {
@@ -77,6 +79,22 @@ struct dmapool *dmapool_create_opts(const char *name, struct dmapool_dev *dev,
 	}
 	dp_lock_init(&pool->lock);
 	pool->geo = geo;
+	if ((opts->flags & DMAPOOL_OPT_THREAD_CACHE) && dp_tc_init(pool)) {
+		dp_index_fini(&pool->index);
+		dp_os_host_free(pool, sizeof(*pool));
+		return NULL;
+	}
+	pool->auto_shrink = opts->flags & DMAPOOL_OPT_AUTO_SHRINK;
+	pool->special = !pool->index.radix || pool->tcache || pool->auto_shrink;
+	pool->reserve = opts->reserve_chunks;
+	pool->full_map = dp_full_map_new(&pool->geo);
+	if (!pool->full_map) {
+		if (pool->tcache)
+			dp_os_local_fini(&pool->local);
+		dp_index_fini(&pool->index);
+		dp_os_host_free(pool, sizeof(*pool));
+		return NULL;
+	}
 	pool->flags = opts->flags;
 	pool->report = opts->report;
 	pool->report_ctx = opts->report_ctx;
@@ -104,6 +122,11 @@ void dmapool_destroy(struct dmapool *pool)
 	if (!pool)
 		return;
 	dp_registry_del(pool);
+	/* Every thread's cached blocks go back first: they are not in use. */
+	if (pool->tcache) {
+		pool->dying = true;
+		dp_os_local_fini(&pool->local);
+	}
 
 	/* Blocks still allocated stay where the device may be using them. */
 	flags = dp_lock(&pool->lock);
@@ -125,10 +148,16 @@ void dmapool_destroy(struct dmapool *pool)
 			dp_chunk_destroy(pool, c,
 					 !dp_chunk_allocated_count(c, &pool->geo));
 	}
+	/*
+	 * Index nodes and chunk records retired earlier are freed by their RCU
+	 * callbacks, which need nothing of the pool: no need to wait for them
+	 * here (a kernel module calls rcu_barrier() before it unloads).
+	 */
 	dp_index_fini(&pool->index);
 	if (pool->slots)
 		dp_os_host_free(pool->slots,
 				pool->slot_cap * sizeof(*pool->slots));
+	dp_os_host_free(pool->full_map, dp_full_map_bytes(&pool->geo));
 	dp_os_dev_put(pool->dev);
 	dp_lock_fini(&pool->lock);
 	dp_os_host_free(pool, sizeof(*pool));
@@ -139,27 +168,31 @@ void dmapool_get_stats(const struct dmapool *cpool, struct dmapool_stats *st)
 	/* The lock is the only thing a reader changes. */
 	struct dmapool *pool = (struct dmapool *)cpool;
 	const struct dp_geometry *g;
+	uint64_t gens = 0, cached, cache_bytes;
 	dp_irqflags_t flags;
-	uint64_t gens = 0;
 	uint32_t id, k;
 
 	dp_os_memset(st, 0, sizeof(*st));
 	if (!pool)
 		return;
 	g = &pool->geo;
+	/* Exact when no thread is using its cache meanwhile. */
+	dp_tc_stats(pool, &cached, &cache_bytes);
 	flags = dp_lock(&pool->lock);
 	for (id = 0; id < pool->nslots; id++)
 		if (pool->slots[id].gen)
 			gens++;
-	st->blocks_in_use = pool->in_use;
+	st->blocks_in_use = pool->in_use > cached ? pool->in_use - cached : 0;
+	st->blocks_cached = cached;
+	st->chunks_released = pool->chunks_released;
 	st->chunks = pool->nchunks;
 	st->blocks_total = pool->nchunks * g->blocks;
 	st->dma_bytes = pool->nchunks * g->chunk_size;
-	st->meta_bytes = sizeof(*pool) +
+	st->meta_bytes = sizeof(*pool) + dp_full_map_bytes(g) +
 			 pool->nchunks * dp_chunk_meta_size(g) +
 			 pool->slot_cap * sizeof(struct dp_slot) +
 			 gens * dp_gen_bytes(pool) +
-			 dp_index_meta_bytes(&pool->index);
+			 dp_index_meta_bytes(&pool->index) + cache_bytes;
 	st->violations = pool->violations;
 	for (k = 0; k < DMAPOOL_R_KINDS; k++)
 		st->by_kind[k] = pool->by_kind[k];

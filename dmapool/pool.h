@@ -18,6 +18,10 @@ struct dmapool {
 	struct dp_lock lock;
 	unsigned int flags;		/* DMAPOOL_OPT_* */
 	bool handles;			/* some chunk keeps generations */
+	bool handle_fast;		/* handles and not special */
+	bool special;			/* free is not the radix fast path: another
+					 * index, thread caches or auto shrink */
+	bool tcache;			/* per-thread caches (tcache.c) */
 	struct dp_chunk *avail;		/* chunks with a free block */
 	struct dp_geometry geo;
 	struct dp_index index;
@@ -37,6 +41,15 @@ struct dmapool {
 	uint64_t by_kind[DMAPOOL_R_KINDS];
 	struct dmapool *reg_next, *reg_prev;	/* registry of pools */
 	char name[32];
+
+	/* Thread caches and shrink (tcache.c, shrink.c). */
+	struct dp_local local;		/* each thread's cache */
+	bool auto_shrink;		/* DMAPOOL_OPT_AUTO_SHRINK */
+	bool dying;			/* in dmapool_destroy */
+	size_t reserve;			/* empty chunks shrink keeps */
+	uint64_t *full_map;		/* map[] of a chunk with every block
+					 * free, summary word first */
+	uint64_t chunks_released;
 };
 
 /* reports.c */
@@ -148,6 +161,95 @@ struct dp_chunk *dp_take_block_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 /* Give back a validated, allocated block; lock held. */
 static inline void dp_put_block(struct dmapool *pool, struct dp_chunk *c,
 				uint32_t pos);
+
+/* The caller's part of an allocation, outside the lock. */
+static inline void *dp_hand_out(struct dmapool *pool, struct dp_chunk *c,
+				uint32_t pos, dmapool_gfp_t gfp,
+				dmapool_dma_t *dma)
+{
+	/* The chunk cannot go away while it holds our block. */
+	size_t off = dp_geo_offset(&pool->geo, pos);
+	void *vaddr = (void *)(c->vaddr + off);
+
+	if (dma)
+		*dma = c->dma + off;
+	if (gfp & DMAPOOL_GFP_ZERO)
+		dp_os_memset(vaddr, 0, pool->geo.size);
+	return vaddr;
+}
+
+/*
+ * A free that failed validation: say why.  Lock held on entry (so nothing
+ * changes between the check and the report), released before delivery.
+ */
+void dp_free_bad(struct dmapool *pool, struct dp_chunk *c, void *vaddr,
+		 dmapool_dma_t dma, dp_irqflags_t flags);
+/* dmapool_free for pools with pool->special set, under the lock. */
+void dp_free_locked(struct dmapool *pool, void *vaddr, dmapool_dma_t dma);
+/*
+ * dp_put_block for special pools: in thread-cache pools the held bit is the
+ * token that makes a block's free happen once (see tcache.c).  False when it
+ * was taken already: a double free, nothing changed.  *@shrink: the chunk
+ * emptied and the pool shrinks automatically (call dp_auto_shrink(pool, c)
+ * unlocked).
+ */
+bool dp_put_special(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
+		    bool *shrink);
+/* A block taken from the bitmap under the lock becomes the caller's. */
+static inline void dp_claim_block(struct dmapool *pool, struct dp_chunk *c,
+				  uint32_t pos)
+{
+	if (pool->geo.held_superset)
+		dp_os_clear_bit64(pos % 64,
+				  dp_chunk_held_word(c, &pool->geo, pos));
+}
+
+/* tcache.c */
+int dp_tc_init(struct dmapool *pool);
+void *dp_tc_alloc(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma);
+/* dmapool_free through the cache, or dp_free_locked when it cannot. */
+void dp_tc_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma);
+/* Give the calling thread's cached blocks back to the pool. */
+void dp_tc_flush_mine(struct dmapool *pool);
+/* Blocks in every thread's cache, and bytes of caches. */
+void dp_tc_stats(struct dmapool *pool, uint64_t *cached, uint64_t *bytes);
+
+/* shrink.c */
+static inline bool dp_chunk_is_empty(const struct dmapool *pool,
+				     const struct dp_chunk *c)
+{
+	uint32_t w;
+
+	for (w = 0; w <= pool->geo.nwords; w++)
+		if (c->map[w] != pool->full_map[w])
+			return false;
+	return true;
+}
+
+/* After @pos went free: did its chunk just empty?  Mostly one compare. */
+static inline bool dp_chunk_emptied(const struct dmapool *pool,
+				    const struct dp_chunk *c, uint32_t pos)
+{
+	uint32_t w = 1 + pos / 64;
+
+	return c->map[w] == pool->full_map[w] && dp_chunk_is_empty(pool, c);
+}
+
+/* The bitmap of an empty chunk; NULL when out of memory. */
+uint64_t *dp_full_map_new(const struct dp_geometry *g);
+size_t dp_full_map_bytes(const struct dp_geometry *g);
+/*
+ * Release empty chunks beyond @keep, keeping @hot if it is one of them (it
+ * is compared, never dereferenced); the lock is NOT held.  Returns how many
+ * went back to the backend.
+ */
+size_t dp_shrink(struct dmapool *pool, size_t keep, dmapool_gfp_t gfp,
+		 const struct dp_chunk *hot);
+/* The automatic policy, after a free emptied @hot. */
+void dp_auto_shrink(struct dmapool *pool, const struct dp_chunk *hot);
+/* chunk.c: DMA memory zeroed and released now, metadata after a grace
+ * period (lock-free readers may still be looking at it). */
+void dp_chunk_retire(struct dmapool *pool, struct dp_chunk *c);
 
 /* handle.c */
 #define DP_HANDLE_POS_BITS	16

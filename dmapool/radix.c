@@ -10,6 +10,13 @@
  * holds the old one.  Lookup is a prefix compare plus one load per level;
  * dp_radix_lookup() is inline in index.h because it is on the free path.
  * Every page of a chunk has an entry, so any address inside a chunk finds it.
+ *
+ * RCU: a writer fills a node before linking it, links with one release
+ * store, and clears a slot with one store, so a lock-free reader sees each
+ * slot either before or after.  Growth changes root, prefix and top level at
+ * once: lock-free readers start from a copy of those three in a node of its
+ * own (pub), replaced as a whole.  Unlinked nodes and replaced copies are
+ * freed after a grace period.
  */
 #include "index.h"
 
@@ -59,14 +66,50 @@ static uint32_t radix_nodes_needed(const struct dp_index *ix, uintptr_t start,
 		top = span_shift(k0, k1);
 	}
 	/* An upper bound: every node on every new path, plus the chain above
-	 * the old root. */
+	 * the old root, plus a new published root. */
 	for (level = 0; level <= top; level += DP_RADIX_BITS) {
 		n += (uint32_t)((k1 >> (level + DP_RADIX_BITS)) -
 				(k0 >> (level + DP_RADIX_BITS)) + 1);
 		if (r->root && level > old_top)
 			n++;
 	}
-	return n;
+	return n + 1;
+}
+
+static uint32_t radix_remove_nodes_needed(const struct dp_index *ix,
+					  uintptr_t start, size_t len)
+{
+	return 0;
+}
+
+static void node_free_rcu(struct dp_rcu_head *head)
+{
+	struct dp_radix_node *n = DP_CONTAINER_OF(head, struct dp_radix_node,
+						  rcu);
+
+	dp_os_host_free(n, sizeof(*n));
+}
+
+static void retire(struct dp_index *ix, struct dp_radix_node *n)
+{
+	dp_index_node_retire(ix, &n->rcu, node_free_rcu);
+}
+
+/* Publish the writer's root, prefix and top level for lock-free readers. */
+static void publish_root(struct dp_index *ix)
+{
+	struct dp_radix *r = &ix->u.radix;
+	struct dp_radix_node *old = r->pub, *pub = NULL;
+
+	if (r->root) {
+		pub = dp_index_node_take(ix);
+		pub->u.root.node = r->root;
+		pub->u.root.prefix = r->prefix;
+		pub->u.root.top_shift = r->top_shift;
+	}
+	DP_RCU_ASSIGN(r->pub, pub);
+	if (old)
+		retire(ix, old);
 }
 
 static void radix_insert(struct dp_index *ix, uintptr_t start, size_t len,
@@ -74,33 +117,39 @@ static void radix_insert(struct dp_index *ix, uintptr_t start, size_t len,
 {
 	struct dp_radix *r = &ix->u.radix;
 	uint64_t k0 = first_key(ix, start), k1 = last_key(ix, start, len), k;
+	bool new_root = false;
 
 	if (!r->root) {
 		r->top_shift = span_shift(k0, k1);
 		r->prefix = k0 >> (r->top_shift + DP_RADIX_BITS);
 		r->root = dp_index_node_take(ix);
+		new_root = true;
 	}
 	while (!covers(r->top_shift, r->prefix, k0) ||
 	       !covers(r->top_shift, r->prefix, k1)) {
 		struct dp_radix_node *up = dp_index_node_take(ix);
 
-		up->slot[r->prefix & (DP_RADIX_SLOTS - 1)] = r->root;
+		/* Not yet visible to readers: plain stores will do. */
+		up->u.slot[r->prefix & (DP_RADIX_SLOTS - 1)] = r->root;
 		r->root = up;
 		r->top_shift += DP_RADIX_BITS;
 		r->prefix >>= DP_RADIX_BITS;
+		new_root = true;
 	}
+	if (new_root)
+		publish_root(ix);
 	for (k = k0; k <= k1; k++) {
 		struct dp_radix_node *n = r->root;
 		uint32_t s;
 
 		for (s = r->top_shift; s; s -= DP_RADIX_BITS) {
-			void **slot = &n->slot[(k >> s) & (DP_RADIX_SLOTS - 1)];
+			void **slot = &n->u.slot[(k >> s) & (DP_RADIX_SLOTS - 1)];
 
 			if (!*slot)
-				*slot = dp_index_node_take(ix);
+				DP_RCU_ASSIGN(*slot, dp_index_node_take(ix));
 			n = *slot;
 		}
-		n->slot[k & (DP_RADIX_SLOTS - 1)] = c;
+		DP_RCU_ASSIGN(n->u.slot[k & (DP_RADIX_SLOTS - 1)], (void *)c);
 	}
 }
 
@@ -109,7 +158,7 @@ static bool node_empty(const struct dp_radix_node *n)
 	uint32_t i;
 
 	for (i = 0; i < DP_RADIX_SLOTS; i++)
-		if (n->slot[i])
+		if (n->u.slot[i])
 			return false;
 	return true;
 }
@@ -119,7 +168,7 @@ static void radix_remove_key(struct dp_index *ix, uint64_t k)
 	struct dp_radix *r = &ix->u.radix;
 	struct dp_radix_node *path[MAX_LEVELS];
 	uint32_t depth = 0, s = r->top_shift;
-	struct dp_radix_node *n = r->root;
+	struct dp_radix_node *n = r->root, *dead = NULL;
 
 	if (!n || !covers(r->top_shift, r->prefix, k))
 		return;
@@ -127,20 +176,30 @@ static void radix_remove_key(struct dp_index *ix, uint64_t k)
 		path[depth++] = n;
 		if (!s)
 			break;
-		n = n->slot[(k >> s) & (DP_RADIX_SLOTS - 1)];
+		n = n->u.slot[(k >> s) & (DP_RADIX_SLOTS - 1)];
 		if (!n)
 			return;
 		s -= DP_RADIX_BITS;
 	}
-	/* path[depth - 1] is the leaf; clear upward while nodes empty out. */
+	/*
+	 * path[depth - 1] is the leaf; clear upward while nodes empty out.  A
+	 * reader still inside an unlinked node finds NULL there: the node is
+	 * freed only after it has left.
+	 */
 	for (s = 0; depth; s += DP_RADIX_BITS) {
 		n = path[--depth];
-		n->slot[(k >> s) & (DP_RADIX_SLOTS - 1)] = NULL;
+		DP_WRITE_ONCE(n->u.slot[(k >> s) & (DP_RADIX_SLOTS - 1)], NULL);
+		if (dead)
+			retire(ix, dead);	/* unlinked just now */
+		dead = NULL;
 		if (!node_empty(n))
 			return;
-		dp_index_node_free(ix, n);
+		dead = n;
 	}
+	/* The root emptied: the tree is gone. */
 	r->root = NULL;
+	publish_root(ix);
+	retire(ix, dead);
 }
 
 static void radix_remove(struct dp_index *ix, uintptr_t start, size_t len)
@@ -153,7 +212,7 @@ static void radix_remove(struct dp_index *ix, uintptr_t start, size_t len)
 
 static struct dp_chunk *radix_lookup(const struct dp_index *ix, uintptr_t addr)
 {
-	return dp_radix_lookup(&ix->u.radix, addr >> ix->page_shift);
+	return dp_radix_lookup_rcu(&ix->u.radix, addr >> ix->page_shift);
 }
 
 static void destroy_node(struct dp_index *ix, struct dp_radix_node *n,
@@ -163,24 +222,29 @@ static void destroy_node(struct dp_index *ix, struct dp_radix_node *n,
 
 	if (s)
 		for (i = 0; i < DP_RADIX_SLOTS; i++)
-			if (n->slot[i])
-				destroy_node(ix, n->slot[i], s - DP_RADIX_BITS);
+			if (n->u.slot[i])
+				destroy_node(ix, n->u.slot[i], s - DP_RADIX_BITS);
 	dp_index_node_free(ix, n);
 }
 
+/* No reader is left: free at once. */
 static void radix_destroy(struct dp_index *ix)
 {
 	struct dp_radix *r = &ix->u.radix;
 
 	if (r->root)
 		destroy_node(ix, r->root, r->top_shift);
+	if (r->pub)
+		dp_index_node_free(ix, r->pub);
 	r->root = NULL;
+	r->pub = NULL;
 }
 
 const struct dp_index_ops dp_radix_ops = {
 	.name = "radix",
 	.node_size = sizeof(struct dp_radix_node),
 	.nodes_needed = radix_nodes_needed,
+	.remove_nodes_needed = radix_remove_nodes_needed,
 	.insert = radix_insert,
 	.remove = radix_remove,
 	.lookup = radix_lookup,

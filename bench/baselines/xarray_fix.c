@@ -13,6 +13,11 @@
  * (no double-free detection outside slub debugging), and the record's dma
  * is overwritten with the dma the caller passes, as the patch does.
  * Without an embedded list there is no minimum block size.
+ *
+ * The xarray is keyed the way the kernel keys it, by the block's kernel
+ * virtual address: a direct-map address (0xffff8880...) needs a tree of 11
+ * levels, a userspace one only 8.  Keys are therefore moved into the upper
+ * half (xf_key) so lookups walk as deep a tree as in the kernel.
  */
 #include <stdint.h>
 
@@ -49,6 +54,14 @@ struct xf_pool {
 	size_t chunk_align;
 	struct bxa block_map;		/* block vaddr -> its record */
 };
+
+#define XF_KERNEL_HALF	0xffff800000000000ull
+
+/* The index the kernel would use: a kernel-half address, 11 levels deep. */
+static inline unsigned long xf_key(const void *vaddr)
+{
+	return (unsigned long)((uint64_t)(uintptr_t)vaddr + XF_KERNEL_HALF);
+}
 
 static inline struct xf_pool *to_xf(struct bl_pool *p)
 {
@@ -168,7 +181,7 @@ static bool carve_page(struct xf_pool *pool, struct xf_page *page)
 		b = &page->blocks[i++];
 		b->vaddr = (char *)page->vaddr + off;
 		b->dma = page->dma + off;
-		if (bxa_store(&pool->block_map, (unsigned long)b->vaddr, b)) {
+		if (bxa_store(&pool->block_map, xf_key(b->vaddr), b)) {
 			ok = false;
 			break;
 		}
@@ -226,7 +239,7 @@ void bl_xa_free(struct bl_pool *p, void *vaddr, dmapool_dma_t dma)
 	struct xf_block *b;
 	dp_irqflags_t flags;
 
-	b = bxa_load(&pool->block_map, (unsigned long)vaddr);
+	b = bxa_load(&pool->block_map, xf_key(vaddr));
 	if (DP_UNLIKELY(!b))
 		return;		/* the patch prints "invalid vaddr" */
 	flags = dp_lock(&pool->lock);

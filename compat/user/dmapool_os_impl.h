@@ -109,4 +109,125 @@ static inline uint64_t dp_os_atomic_read(const uint64_t *p)
 
 uint64_t dp_os_random_seed(void);
 
+/* Atomics: the GCC builtins, which TSan understands. */
+#define DP_READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define DP_WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+static inline bool dp_os_test_and_set_bit64(uint32_t nr, uint64_t *w)
+{
+	uint64_t bit = (uint64_t)1 << nr;
+
+	return __atomic_fetch_or(w, bit, __ATOMIC_SEQ_CST) & bit;
+}
+
+static inline void dp_os_set_bit64(uint32_t nr, uint64_t *w)
+{
+	__atomic_fetch_or(w, (uint64_t)1 << nr, __ATOMIC_RELAXED);
+}
+
+static inline void dp_os_clear_bit64(uint32_t nr, uint64_t *w)
+{
+	__atomic_fetch_and(w, ~((uint64_t)1 << nr), __ATOMIC_RELAXED);
+}
+
+#define DP_CONTAINER_OF(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/*
+ * RCU: liburcu's "bulletproof" flavor (urcu-bp), see rcu.c for why.  The
+ * read side is liburcu's inline one (_LGPL_SOURCE, which liburcu allows for
+ * GPL-compatible code such as ours): a call into the shared library costs
+ * about three times as many instructions, most of them TLS lookups.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define DP_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define DP_TSAN 1
+#endif
+#endif
+
+struct dp_rcu_head {
+	void *urcu[2];			/* liburcu's struct rcu_head */
+	void (*fn)(struct dp_rcu_head *head);
+};
+
+#ifndef _LGPL_SOURCE
+#define _LGPL_SOURCE
+#endif
+#include <urcu/urcu-bp.h>
+#ifdef DP_TSAN
+void dp_rcu_tsan_release(void);
+#endif
+
+static inline void dp_rcu_read_lock(void)
+{
+	urcu_bp_read_lock();
+}
+
+static inline void dp_rcu_read_unlock(void)
+{
+#ifdef DP_TSAN
+	dp_rcu_tsan_release();
+#endif
+	urcu_bp_read_unlock();
+}
+
+#define DP_RCU_DEREF(p)		__atomic_load_n(&(p), __ATOMIC_CONSUME)
+#define DP_RCU_ASSIGN(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+
+void dp_call_rcu(struct dp_rcu_head *head, void (*fn)(struct dp_rcu_head *));
+void dp_rcu_barrier(void);
+void dp_synchronize_rcu(void);
+
+/*
+ * Per-thread objects (local.c).  Each thread has a table of object pointers
+ * indexed by the dp_local's id; the fast path is one TLS load and two
+ * compares.  initial-exec: the table pointer costs no __tls_get_addr call
+ * even in the shared library.
+ */
+struct dp_local_obj;
+struct dp_local {
+	uint32_t id;
+	size_t size;
+	void (*drain)(void *obj, void *arg);
+	void *arg;
+	struct dp_local_obj *objs;	/* every thread's object, under a mutex */
+};
+typedef int dp_local_flags_t;
+
+struct dp_local_tls {
+	uint32_t cap;
+	void *slot[];
+};
+extern __thread struct dp_local_tls *dp_local_tls
+	__attribute__((tls_model("initial-exec")));
+
+int dp_os_local_init(struct dp_local *l, size_t size,
+		     void (*drain)(void *obj, void *arg), void *arg);
+void *dp_os_local_get_slow(struct dp_local *l);
+void dp_os_local_fini(struct dp_local *l);
+void dp_os_local_for_each(struct dp_local *l, void (*fn)(void *obj, void *ctx),
+			  void *ctx);
+
+static inline void *dp_os_local_get(struct dp_local *l, dp_local_flags_t *f)
+{
+	struct dp_local_tls *t = dp_local_tls;
+	void *obj;
+
+	(void)f;
+	if (DP_LIKELY(t && l->id < t->cap)) {
+		obj = __atomic_load_n(&t->slot[l->id], __ATOMIC_RELAXED);
+		if (DP_LIKELY(obj))
+			return obj;
+	}
+	return dp_os_local_get_slow(l);
+}
+
+static inline void dp_os_local_put(struct dp_local *l, dp_local_flags_t f)
+{
+	(void)l;
+	(void)f;
+}
+
 #endif /* DMAPOOL_OS_IMPL_H */

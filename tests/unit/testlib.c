@@ -66,6 +66,8 @@ void tl_opts(struct dmapool_opts *o)
 	o->flags |= (unsigned int)env_ul("DMAPOOL_TEST_FLAGS", 0);
 	if (!o->redzone)
 		o->redzone = (unsigned int)env_ul("DMAPOOL_TEST_REDZONE", 0);
+	if (!o->reserve_chunks)
+		o->reserve_chunks = env_ul("DMAPOOL_TEST_RESERVE", 0);
 }
 
 struct dmapool *tl_pool_opts(struct dmapool_dev *dev, size_t size,

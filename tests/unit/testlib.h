@@ -4,7 +4,8 @@
  *
  * Every suite creates its pools through tl_pool(), which applies the pool
  * configuration the test run was started with (environment variables set by
- * meson: DMAPOOL_TEST_INDEX, DMAPOOL_TEST_FLAGS, DMAPOOL_TEST_REDZONE), so one
+ * meson: DMAPOOL_TEST_INDEX, DMAPOOL_TEST_FLAGS, DMAPOOL_TEST_REDZONE,
+ * DMAPOOL_TEST_RESERVE), so one
  * suite runs against every index and option combination without copies.
  * Reports go to a capture buffer the test inspects.
  */

@@ -147,6 +147,8 @@ enum dmapool_index_kind {
 #define DMAPOOL_OPT_SCRUB		0x0008u /* zero blocks on free */
 #define DMAPOOL_OPT_RANDOM		0x0010u /* randomized placement */
 #define DMAPOOL_OPT_THREAD_CACHE	0x0020u /* per-thread magazines */
+#define DMAPOOL_OPT_AUTO_SHRINK		0x0040u /* release empty chunks beyond
+						 * reserve_chunks on free */
 
 struct dmapool_opts {
 	unsigned int flags;		/* DMAPOOL_OPT_* */
@@ -156,7 +158,8 @@ struct dmapool_opts {
 					 * to a multiple of that. */
 	unsigned int redzone;		/* bytes of checked gap after each block */
 	unsigned int quarantine_max;	/* blocks held before forced release */
-	size_t reserve_chunks;		/* empty chunks kept by shrink */
+	size_t reserve_chunks;		/* empty chunks kept by shrink (explicit
+					 * or automatic); 0 = keep none */
 	uint64_t seed;			/* for DMAPOOL_OPT_RANDOM; 0 = any */
 	dmapool_report_fn report;	/* NULL = the global sink */
 	void *report_ctx;
@@ -206,10 +209,21 @@ struct dmapool_stats {
 	uint64_t quarantined;		/* blocks waiting for quiesce */
 	uint64_t quarantine_forced;	/* released by the bound, not quiesce */
 	uint64_t chunks_released;	/* chunks given back by shrink */
+	uint64_t blocks_cached;		/* free blocks in per-thread caches (not
+					 * in blocks_in_use); exact when no
+					 * thread is allocating or freeing */
 };
 
 DMAPOOL_API void dmapool_get_stats(const struct dmapool *pool,
 				   struct dmapool_stats *st);
+
+/*
+ * Give empty chunks back to the backend, keeping opts.reserve_chunks of
+ * them; returns how many went.  Their DMA memory is zeroed first.  Blocks in
+ * the calling thread's cache are flushed first; blocks cached by other
+ * threads keep their chunks.  May sleep (kernel: process context).
+ */
+DMAPOOL_API size_t dmapool_shrink(struct dmapool *pool);
 
 /*
  * Call @fn for every chunk the pool holds (its vaddr, dma and length), under
@@ -261,6 +275,75 @@ DMAPOOL_API struct dmapool_dev *dmapool_dev_shm(void);
 DMAPOOL_API int dmapool_dev_shm_fd(const struct dmapool_dev *dev);
 /* Current length of the file: map this much to see every chunk so far. */
 DMAPOOL_API size_t dmapool_dev_shm_size(const struct dmapool_dev *dev);
+
+/*
+ * VFIO (Linux, type1 IOMMU): for a userspace driver of a real device.
+ * Every chunk is anonymous host memory that the device reaches only through
+ * its own IOMMU mapping (VFIO_IOMMU_MAP_DMA), at an IOVA this backend picks
+ * inside a window [iova_base, iova_base + iova_size) the application
+ * reserves for it in its container; dma = that IOVA.  A chunk is unmapped
+ * (VFIO_IOMMU_UNMAP_DMA) before its memory goes back, and its IOVA is
+ * reused afterwards.
+ *
+ * The container belongs to the caller (the way DPDK/SPDK-style code already
+ * owns one): groups attached, IOMMU type set (VFIO_TYPE1v2_IOMMU or
+ * VFIO_TYPE1_IOMMU).  The backend works on a duplicate of the fd, closed at
+ * the last dmapool_dev_put(), so the container outlives the dev's chunks
+ * whatever the caller does with its own fd.  It never maps outside its
+ * window: the application keeps its own mappings elsewhere in the same
+ * container.
+ *
+ * With DMAPOOL_VFIO_QUERY_IOMMU the backend asks the IOMMU
+ * (VFIO_IOMMU_GET_INFO) first: the window is cut down to the usable IOVA
+ * ranges (holes such as the x86 MSI window are skipped) and chunks are
+ * mapped in multiples of the smallest IOMMU page.
+ *
+ * Errors are negative errno values; README.md ("VFIO backend") lists them.
+ * Chunk failures surface as a NULL from dmapool_alloc(); the errno and the
+ * failing step are then in dmapool_dev_vfio_info().
+ */
+#define DMAPOOL_VFIO_QUERY_IOMMU	0x1u
+
+struct dmapool_vfio_cfg {
+	int container_fd;	/* an open VFIO container, IOMMU set */
+	unsigned int flags;	/* DMAPOOL_VFIO_* */
+	uint64_t iova_base;	/* the window: page aligned, not wrapping; */
+	uint64_t iova_size;	/* keep it below the device's DMA mask */
+	uint64_t max_chunks;	/* mappings this dev may hold; 0 = no limit
+				 * of its own (the kernel's still applies) */
+	uint64_t reserved[4];	/* must be zero */
+};
+
+/* 0 and a new dev in *@devp, or a negative errno (*@devp = NULL). */
+DMAPOOL_API int dmapool_dev_vfio_create(const struct dmapool_vfio_cfg *cfg,
+					struct dmapool_dev **devp);
+/*
+ * The common case: DMAPOOL_VFIO_QUERY_IOMMU, no own mapping limit.
+ * NULL with errno set on failure.
+ */
+DMAPOOL_API struct dmapool_dev *dmapool_dev_vfio(int container_fd,
+						 uint64_t iova_base,
+						 uint64_t iova_size);
+
+struct dmapool_vfio_info {
+	uint64_t iova_base, iova_size;	/* the window as configured */
+	uint64_t iova_usable;		/* bytes of it the backend may use */
+	uint64_t iova_mapped;		/* bytes mapped now */
+	uint64_t granule;		/* mapping unit: CPU or IOMMU page */
+	uint64_t iommu_pgsizes;		/* from the IOMMU; 0 if not asked */
+	int64_t dma_avail;		/* mappings the container may still
+					 * make, asked now; -1 if unknown */
+	uint64_t chunks_mapped;		/* mappings held now */
+	uint64_t maps, unmaps;		/* successful, so far */
+	uint64_t map_failures, unmap_failures;
+	uint64_t leaked_bytes;		/* kept mapped because unmap failed */
+	int last_error;			/* negative errno of the last failure */
+	char last_error_msg[120];	/* which step failed, on what */
+};
+
+/* 0, or -EINVAL when @dev is not a VFIO backend. */
+DMAPOOL_API int dmapool_dev_vfio_info(const struct dmapool_dev *dev,
+				      struct dmapool_vfio_info *info);
 #endif
 
 #ifdef __cplusplus

@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <linux/vfio.h>
 
+#include "guest.h"
 #include "vfio_dev.h"
 #include "../edu.h"
 
@@ -61,34 +62,13 @@ static void say(const char *fmt, ...)
 		fails++;					\
 	} while (0)
 
-static const char *errname(int err)
-{
-	switch (err) {
-	case 0: return "success";
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case EIO: return "EIO";
-	case ENOMEM: return "ENOMEM";
-	case EFAULT: return "EFAULT";
-	case EBUSY: return "EBUSY";
-	case EEXIST: return "EEXIST";
-	case ENODEV: return "ENODEV";
-	case EINVAL: return "EINVAL";
-	case ENOSPC: return "ENOSPC";
-	case ERANGE: return "ERANGE";
-	case ENOTSUP: return "ENOTSUP";
-	case EAGAIN: return "EAGAIN";
-	default: return "other";
-	}
-}
-
 /* An expected failure: report what the kernel returned, check it. */
 static void expect_errno(const char *what, int got, int want)
 {
-	say("probe %s -> %s (%d)", what, errname(got), got);
+	say("probe %s -> %s (%d)", what, guest_errname(got), got);
 	if (got != want)
-		FAILF("probe %s: expected %s, got %s", what, errname(want),
-		      errname(got));
+		FAILF("probe %s: expected %s, got %s", what, guest_errname(want),
+		      guest_errname(got));
 }
 
 static int run(const char *prog, const char *arg)
@@ -121,44 +101,6 @@ static size_t first_diff(const uint8_t *a, const uint8_t *b, size_t len)
 		if (a[i] != b[i])
 			return i;
 	return len;
-}
-
-/* Look for the guest kernel's DMAR fault record for iova in /dev/kmsg. */
-static int find_dmar_fault(uint64_t iova, char *line, size_t len)
-{
-	char buf[1024], want[64];
-	const char *msg;
-	int tries, fd;
-	ssize_t n;
-
-	snprintf(want, sizeof(want), "fault addr 0x%llx",
-		 (unsigned long long)iova);
-	for (tries = 0; tries < 20; tries++) {
-		fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-		if (fd < 0)
-			return -errno;
-		/* Each read returns one record; EAGAIN at the end. */
-		while ((n = read(fd, buf, sizeof(buf) - 1)) > 0 ||
-		       (n < 0 && errno == EPIPE)) {
-			if (n <= 0)
-				continue;	/* EPIPE: record overwritten */
-			buf[n] = '\0';
-			if (strstr(buf, "DMAR") && strstr(buf, want)) {
-				msg = strchr(buf, ';');
-				msg = msg ? msg + 1 : buf;
-				n = (ssize_t)strcspn(msg, "\n");
-				if ((size_t)n >= len)
-					n = (ssize_t)len - 1;
-				memcpy(line, msg, (size_t)n);
-				line[n] = '\0';
-				close(fd);
-				return 0;
-			}
-		}
-		close(fd);
-		edu_sleep_ms(50);
-	}
-	return -ENOENT;
 }
 
 static void probe_map_errors(struct vfio_dev *vd, uint8_t *buf)
@@ -232,7 +174,7 @@ static void dma_after_unmap(struct vfio_dev *vd, edu_bar_t bar, uint8_t *buf)
 	uint64_t unmapped = 0, iova = TEST_IOVA + PAGE;
 	char line[512];
 	size_t i;
-	int ret;
+	int ret, kmsg;
 
 	ret = vfio_dma_unmap(vd, TEST_IOVA, TEST_LEN, &unmapped);
 	if (ret || unmapped != TEST_LEN) {
@@ -244,8 +186,14 @@ static void dma_after_unmap(struct vfio_dev *vd, edu_bar_t bar, uint8_t *buf)
 	memset(buf, 0xee, TEST_LEN);
 
 	/* The edu buffer still holds the pattern: aim it at the dead IOVA. */
+	kmsg = guest_kmsg_open_end();
+	if (kmsg < 0) {
+		FAILF("open /dev/kmsg: %s", strerror(-kmsg));
+		return;
+	}
 	ret = edu_dma_to_ram(bar, 0, iova, EDU_DMA_MAX);
 	if (ret) {
+		close(kmsg);
 		FAILF("edu DMA to unmapped iova did not complete: %s",
 		      strerror(-ret));
 		return;
@@ -260,7 +208,9 @@ static void dma_after_unmap(struct vfio_dev *vd, edu_bar_t bar, uint8_t *buf)
 		say("DMA write to unmapped iova %#llx: memory untouched",
 		    (unsigned long long)iova);
 
-	if (find_dmar_fault(iova, line, sizeof(line)))
+	ret = guest_dmar_fault(kmsg, iova, line, sizeof(line));
+	close(kmsg);
+	if (ret)
 		FAILF("no DMAR fault logged for iova %#llx",
 		      (unsigned long long)iova);
 	else
@@ -402,7 +352,7 @@ int main(void)
 	unmapped = 1;
 	ret = vfio_dma_unmap(&vd, 0x2000000UL, PAGE, &unmapped);
 	say("probe UNMAP_DMA where nothing is mapped -> %s, %llu bytes unmapped",
-	    errname(-ret), (unsigned long long)unmapped);
+	    guest_errname(-ret), (unsigned long long)unmapped);
 	if (ret || unmapped)
 		FAILF("unmap of nothing: ret %d unmapped %llu", ret,
 		      (unsigned long long)unmapped);

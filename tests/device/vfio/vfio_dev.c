@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "vfio_dev.h"
+#include "vfio_type1.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -329,67 +330,25 @@ err:
 	return ret;
 }
 
-static void parse_caps(const uint8_t *info, size_t len, uint32_t off,
-		       struct vfio_iommu_caps *caps)
-{
-	/* The chain is a linked list of offsets from the start of the info. */
-	while (off && off + sizeof(struct vfio_info_cap_header) <= len) {
-		const struct vfio_info_cap_header *h = (const void *)(info + off);
-
-		if (h->id == VFIO_IOMMU_TYPE1_INFO_CAP_IOVA_RANGE) {
-			const struct vfio_iommu_type1_info_cap_iova_range *r =
-				(const void *)h;
-			uint32_t i;
-
-			for (i = 0; i < r->nr_iovas &&
-			     caps->nr_ranges < VFIO_DEV_MAX_RANGES; i++) {
-				caps->ranges[caps->nr_ranges].start =
-					r->iova_ranges[i].start;
-				caps->ranges[caps->nr_ranges].end =
-					r->iova_ranges[i].end;
-				caps->nr_ranges++;
-			}
-		} else if (h->id == VFIO_IOMMU_TYPE1_INFO_DMA_AVAIL) {
-			caps->dma_avail =
-				((const struct vfio_iommu_type1_info_dma_avail *)h)->avail;
-		}
-		if (h->next <= off)
-			break;	/* malformed: never loop */
-		off = h->next;
-	}
-}
-
+/* The type1 calls are the library's (compat/user/vfio_type1.c). */
 int vfio_iommu_query(struct vfio_dev *vd, struct vfio_iommu_caps *caps)
 {
-	struct vfio_iommu_type1_info *info;
-	size_t len = sizeof(*info);
-	int ret = 0;
+	struct dp_vfio_iommu_info info;
+	unsigned int i;
+	int ret;
 
 	memset(caps, 0, sizeof(*caps));
-	caps->dma_avail = -1;
-	/* First call tells how big the info with its capability chain is. */
-	for (;;) {
-		info = calloc(1, len);
-		if (!info)
-			return fail(ENOMEM, "VFIO_IOMMU_GET_INFO buffer");
-		info->argsz = len;
-		if (ioctl(vd->container, VFIO_IOMMU_GET_INFO, info)) {
-			ret = fail(errno, "VFIO_IOMMU_GET_INFO");
-			break;
-		}
-		if (info->argsz <= len)
-			break;
-		len = info->argsz;
-		free(info);
+	ret = dp_vfio_iommu_info(dp_vfio_sys_ioctl, vd->container, &info);
+	if (ret)
+		return fail(-ret, "VFIO_IOMMU_GET_INFO");
+	caps->pgsizes = info.pgsizes;
+	caps->dma_avail = info.dma_avail;
+	for (i = 0; i < info.nr_ranges && i < VFIO_DEV_MAX_RANGES; i++) {
+		caps->ranges[i].start = info.ranges[i].start;
+		caps->ranges[i].end = info.ranges[i].end;
 	}
-	if (!ret) {
-		caps->pgsizes = info->iova_pgsizes;
-		if (info->flags & VFIO_IOMMU_INFO_CAPS)
-			parse_caps((const uint8_t *)info, len, info->cap_offset,
-				   caps);
-	}
-	free(info);
-	return ret;
+	caps->nr_ranges = i;
+	return 0;
 }
 
 int vfio_iova_usable(const struct vfio_iommu_caps *caps, uint64_t iova,
@@ -494,55 +453,29 @@ int vfio_bus_master(struct vfio_dev *vd, int on)
 	return 0;
 }
 
-/*
- * seen (type1v2, edu behind emulated VT-d, Debian 6.12 guest):
- *   EINVAL  size not a multiple of the page size;
- *   EINVAL  iova range outside the usable IOVA ranges (the x86 MSI window
- *           0xfee00000-0xfeefffff; VFIO_IOMMU_GET_INFO lists the ranges);
- *   EEXIST  iova range overlaps an existing mapping;
- *   EFAULT  vaddr range has no accessible memory (PROT_NONE: pinning fails).
- * doc (not provoked): EINVAL for an unaligned iova/vaddr or size 0; ENOSPC
- * once dma_avail mappings exist (vfio_iommu_type1 parameter dma_entry_limit,
- * 65535 by default; GET_INFO reported 65535 here); ENOMEM when the pinned
- * pages would pass RLIMIT_MEMLOCK of an unprivileged process.
- */
+/* Errno of each failure: see compat/user/vfio_type1.c. */
 int vfio_dma_map(struct vfio_dev *vd, void *vaddr, uint64_t iova,
 		 uint64_t size, uint32_t prot)
 {
-	struct vfio_iommu_type1_dma_map m = {
-		.argsz = sizeof(m),
-		.flags = prot,
-		.vaddr = (uintptr_t)vaddr,
-		.iova = iova,
-		.size = size,
-	};
+	int ret = dp_vfio_map(dp_vfio_sys_ioctl, vd->container, vaddr, iova,
+			      size, prot);
 
-	if (ioctl(vd->container, VFIO_IOMMU_MAP_DMA, &m))
-		return fail(errno, "VFIO_IOMMU_MAP_DMA(iova %#llx size %#llx)",
+	if (ret)
+		return fail(-ret, "VFIO_IOMMU_MAP_DMA(iova %#llx size %#llx)",
 			    (unsigned long long)iova,
 			    (unsigned long long)size);
 	return 0;
 }
 
-/*
- * seen (type1v2): EINVAL for a range that starts inside a mapping (v2 only
- * unmaps whole mappings); an unmap of a range with no mapping succeeds and
- * reports 0 bytes: check *unmapped.
- */
 int vfio_dma_unmap(struct vfio_dev *vd, uint64_t iova, uint64_t size,
 		   uint64_t *unmapped)
 {
-	struct vfio_iommu_type1_dma_unmap u = {
-		.argsz = sizeof(u),
-		.iova = iova,
-		.size = size,
-	};
+	int ret = dp_vfio_unmap(dp_vfio_sys_ioctl, vd->container, iova, size,
+				unmapped);
 
-	if (ioctl(vd->container, VFIO_IOMMU_UNMAP_DMA, &u))
-		return fail(errno, "VFIO_IOMMU_UNMAP_DMA(iova %#llx size %#llx)",
+	if (ret)
+		return fail(-ret, "VFIO_IOMMU_UNMAP_DMA(iova %#llx size %#llx)",
 			    (unsigned long long)iova,
 			    (unsigned long long)size);
-	if (unmapped)
-		*unmapped = u.size;
 	return 0;
 }

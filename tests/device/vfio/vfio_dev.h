@@ -4,9 +4,11 @@
  * bind a PCI function to vfio-pci, open container/group/device, map a BAR,
  * touch config space, map and unmap DMA memory at IOVAs of our choosing.
  *
- * Written for tests/device/vfio (QEMU's edu device in a guest) and meant to
- * be reused by the userspace library's VFIO DMA backend (compat/user/).
- * Plain C11 + Linux uapi headers, no allocation besides what callers pass.
+ * Written for tests/device/vfio (QEMU's edu device in a guest).  The type1
+ * IOMMU calls (query, map, unmap) are the library's own
+ * (compat/user/vfio_type1.c, also used by the VFIO backend dev_vfio.c): link
+ * with libdmapool and put compat/user on the include path.  What is here is
+ * what an application does before it hands its container to the backend.
  *
  * Every int-returning function returns 0 (or a count) on success and a
  * negative errno on failure; vfio_last_error() then says which step failed
