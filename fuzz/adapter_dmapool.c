@@ -194,9 +194,9 @@ static void dp_quiesce(void *pool)
 #endif
 
 #ifdef DPF_HAVE_SHRINK
-static void dp_shrink(void *pool)
+static size_t dp_shrink(void *pool)
 {
-	dmapool_shrink(P(pool));
+	return dmapool_shrink(P(pool));
 }
 #define DP_SHRINK	dp_shrink
 #define DP_CAP_SHRINK	DPF_CAP_SHRINK

@@ -338,6 +338,7 @@ static void one(struct dpf_in *in, int owner)
 		free_all(pool, order + 1, handle);
 	}
 	dmapool_destroy(pool);
+	dpf_rcu_flush();
 	expect_reports(0, 0);
 	dpf_check(!dpf_arena_count(owner), "destroy kept %zu chunks",
 		  dpf_arena_count(owner));

@@ -159,6 +159,11 @@ void *dpf_arena_end(void);
 /* A dmapool backend over the arena for pool instance @owner. */
 struct dmapool_dev *dpf_arena_dev(int owner);
 
+/* RCU callbacks (rcu_defer.c): run what the core queued with
+ * dp_call_rcu; returns how many ran.  Call only between steps. */
+unsigned long dpf_rcu_flush(void);
+unsigned long dpf_rcu_queued(void);
+
 /* Host memory (hostfail.c): the @k-th malloc/calloc from now fails (0:
  * none); how many were made to fail so far. */
 void dpf_host_fail_in(unsigned long k);
@@ -232,7 +237,7 @@ struct dpf_adapter {
 	struct dmapool_block (*alloc_block)(void *pool, dmapool_gfp_t gfp);
 	void (*free_block)(void *pool, struct dmapool_block b);
 	void (*quiesce)(void *pool);
-	void (*shrink)(void *pool);
+	size_t (*shrink)(void *pool);	/* returns chunks released */
 	void (*stats)(void *pool, struct dmapool_stats *st);
 	void (*walk)(void *pool, dmapool_chunk_fn fn, void *ctx);
 	uint64_t (*global_violations)(void);

@@ -4,25 +4,28 @@
  * dp_index_init accepts: radix, and btree once it lands) against a model
  * map, under fuzzed insert / remove / lookup sequences, through the
  * internal API of dmapool/index.h and its spare-node protocol exactly as
- * the pool drives it (nodes_needed, allocate that many, insert, hand the
- * rest back).
+ * the pool drives it (nodes_needed / remove_nodes_needed, allocate that
+ * many, insert or remove, hand the rest back).
  *
  * The input:  kind u8 (picks among the kinds this build accepts),
- *             page_shift u8 (12, 13, 14 or 16), then ops:
- *   0 INSERT  base u8, page u32, pages u16
+ *             page_shift u8 (12, 13, 14 or 16), pages u16 (every range's
+ *             length: 1 + pages % 64 pages, or with bit 15 set
+ *             1 + pages % 4096), then ops:
+ *   0 INSERT  base u8, page u32
  *   1 REMOVE  which u16
  *   2 LOOKUP  base u8, page u32, off u16
  *   3 EDGE    which u16, edge u8 (first byte, last byte, the byte before,
  *             the byte after, the middle of a mapped range)
- * A range is pages << page_shift bytes at (bases[base] + page) <<
- * page_shift, clamped to the address space; like the pool's chunks, ranges
- * are page aligned and never overlap (an insert that would is skipped).
+ * A range starts at (bases[base] + page) << page_shift, clamped to the
+ * address space.  Like a pool's chunks, ranges are page aligned, never
+ * overlap (an insert that would is skipped) and all have one length (the
+ * B-tree relies on that).
  *
  * After every op every mapped range must be found at its first and last
- * byte, lookups must agree with the model (the inline hot-path lookup and
- * the ops table both), an insert may take no more nodes than
- * nodes_needed() promised, and once every range is removed no node may be
- * left.
+ * byte, lookups must agree with the model (the locked hot-path lookup, the
+ * ops table and the RCU lookup alike), a change may take no more nodes
+ * than it asked for and every node is accounted for (see with_spares),
+ * and once every range is removed no node may be left.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +47,7 @@ static struct {
 	unsigned int nkinds;
 	struct dp_index ix;
 	uint32_t shift;
+	uint64_t pages;			/* every range's length, in pages */
 	struct range r[MAX_RANGES];	/* sorted by start */
 	size_t nr;
 	bool inited;
@@ -78,11 +82,15 @@ static void check_lookup(uint64_t addr)
 	struct dp_chunk *want = r ? r->c : NULL;
 	struct dp_chunk *hot = dp_index_lookup(&X.ix, (uintptr_t)addr);
 	struct dp_chunk *ops = X.ix.ops->lookup(&X.ix, (uintptr_t)addr);
+	struct dp_chunk *rcu;
 
-	dpf_check(hot == want && ops == want,
-		  "%s: lookup(%#llx) gave %p (ops table %p), the model %p",
+	dp_rcu_read_lock();
+	rcu = dp_index_lookup_rcu(&X.ix, (uintptr_t)addr);
+	dp_rcu_read_unlock();
+	dpf_check(hot == want && ops == want && rcu == want,
+		  "%s: lookup(%#llx) gave %p (ops table %p, RCU %p), the model %p",
 		  X.ix.ops->name, (unsigned long long)addr, (void *)hot,
-		  (void *)ops, (void *)want);
+		  (void *)ops, (void *)rcu, (void *)want);
 }
 
 /*
@@ -100,17 +108,49 @@ static uint64_t place(uint8_t base, uint32_t page, uint64_t pages)
 	return pn << X.shift;
 }
 
+/*
+ * The spare-node protocol, as the pool drives it: ask how many nodes a
+ * change may take, stock exactly that many, make the change, hand back the
+ * rest.  The change may take no more than it asked for (a writer that runs
+ * out of spares would need to allocate under the pool's spinlock), and
+ * every node is accounted for: live nodes grow by what was taken and shrink
+ * by what was retired to RCU.
+ */
+static size_t nodes_before;
+static uint64_t retired_before;
+
+static void with_spares(uint32_t need, const char *what)
+{
+	void *list = dp_index_alloc_nodes(&X.ix, need, 0);
+
+	dpf_check(list || !need, "out of memory for %u nodes", need);
+	dp_index_add_spares(&X.ix, list, need);
+	nodes_before = X.ix.nodes;
+	retired_before = X.ix.retired;
+}
+
+static void spares_done(uint32_t need, const char *what)
+{
+	uint32_t taken = need - X.ix.nspare;
+	uint64_t retired = X.ix.retired - retired_before;
+
+	dpf_check(X.ix.nspare <= need, "%s: %s left %u spares of %u",
+		  X.ix.ops->name, what, X.ix.nspare, need);
+	dpf_check(X.ix.nodes + retired == nodes_before + taken,
+		  "%s: %s took %u nodes and retired %llu, live nodes went from %zu to %zu",
+		  X.ix.ops->name, what, taken, (unsigned long long)retired,
+		  nodes_before, X.ix.nodes);
+	dp_index_free_nodes(&X.ix, dp_index_steal_spares(&X.ix));
+}
+
 static void op_insert(struct dpf_in *in)
 {
 	uint8_t base = dpf_u8(in);
 	uint32_t page = dpf_u32(in);
-	uint16_t n = dpf_u16(in);
-	uint64_t pages = (n & 0x8000) ? 1 + n % 4096 : 1 + n % 64;
-	uint64_t start, len;
-	uint32_t need, left;
-	size_t nodes, i;
+	uint64_t pages = X.pages, start, len;
+	uint32_t need;
 	struct dp_chunk *c;
-	void *list;
+	size_t i;
 
 	if (X.nr == MAX_RANGES)
 		return;
@@ -129,17 +169,10 @@ static void op_insert(struct dpf_in *in)
 	c->vaddr = (uintptr_t)start;
 	c->dma = start ^ 0x5a5a000000000000ull;
 
-	nodes = X.ix.nodes;
 	need = X.ix.ops->nodes_needed(&X.ix, (uintptr_t)start, (size_t)len);
-	list = dp_index_alloc_nodes(&X.ix, need, 0);
-	dpf_check(list || !need, "out of memory for %u nodes", need);
-	dp_index_add_spares(&X.ix, list, need);
+	with_spares(need, "insert");
 	X.ix.ops->insert(&X.ix, (uintptr_t)start, (size_t)len, c);
-	left = X.ix.nspare;
-	dpf_check(X.ix.nodes - nodes == need - left,
-		  "%s: insert took %zu nodes, spares went from %u to %u",
-		  X.ix.ops->name, X.ix.nodes - nodes, need, left);
-	dp_index_free_nodes(&X.ix, dp_index_steal_spares(&X.ix));
+	spares_done(need, "insert");
 
 	for (i = X.nr; i > 0 && X.r[i - 1].start > start; i--)
 		X.r[i] = X.r[i - 1];
@@ -155,7 +188,13 @@ static void remove_at(size_t i)
 
 	dpf_log("  remove [%#llx, +%#llx)", (unsigned long long)r.start,
 		(unsigned long long)r.len);
+	uint32_t need = X.ix.ops->remove_nodes_needed(&X.ix,
+						      (uintptr_t)r.start,
+						      (size_t)r.len);
+
+	with_spares(need, "remove");
 	X.ix.ops->remove(&X.ix, (uintptr_t)r.start, (size_t)r.len);
+	spares_done(need, "remove");
 	memmove(&X.r[i], &X.r[i + 1], (X.nr - i - 1) * sizeof(X.r[0]));
 	X.nr--;
 	free(r.c);
@@ -240,10 +279,13 @@ int dpf_index_run(const uint8_t *data, size_t size)
 	static char where[48];
 	struct dpf_in in = { data, size };
 	unsigned int kind;
+	uint16_t n;
 
 	index_init();
 	kind = X.kinds[dpf_u8(&in) % X.nkinds];
 	X.shift = shifts[dpf_u8(&in) % 4];
+	n = dpf_u16(&in);
+	X.pages = (n & 0x8000) ? 1 + n % 4096 : 1 + n % 64;
 	dpf_check(!dp_index_init(&X.ix, (enum dmapool_index_kind)kind, X.shift),
 		  "dp_index_init(%u) failed after it worked", kind);
 	snprintf(where, sizeof(where), "index(%s, page shift %u)",
@@ -259,16 +301,21 @@ int dpf_index_run(const uint8_t *data, size_t size)
 		case 2: op_lookup(&in); break;
 		default: op_edge(&in); break;
 		}
+		/* Between steps no reader is inside: retired nodes go now, and
+		 * ASan catches the index if it still reaches one. */
+		dpf_rcu_flush();
 		check_all();
 	}
 	dpf_step++;
 	while (X.nr) {
 		remove_at(X.nr - 1);
+		dpf_rcu_flush();
 		check_all();
 	}
 	dpf_check(!X.ix.nodes, "%s: %zu nodes left with nothing mapped",
 		  X.ix.ops->name, X.ix.nodes);
 	dp_index_fini(&X.ix);
+	dpf_rcu_flush();
 	return 0;
 }
 

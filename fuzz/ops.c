@@ -473,10 +473,12 @@ static void check_world(void)
 			  s->name, (unsigned long long)st.blocks_total,
 			  (unsigned long long)st.dma_bytes,
 			  (unsigned long long)st.chunks);
-		dpf_check(st.blocks_in_use + st.quarantined <= st.blocks_total,
-			  "%s: %llu in use + %llu quarantined > %llu blocks",
+		dpf_check(st.blocks_in_use + st.quarantined + st.blocks_cached <=
+			  st.blocks_total,
+			  "%s: %llu in use + %llu quarantined + %llu cached > %llu blocks",
 			  s->name, (unsigned long long)st.blocks_in_use,
 			  (unsigned long long)st.quarantined,
+			  (unsigned long long)st.blocks_cached,
 			  (unsigned long long)st.blocks_total);
 		dpf_check(st.violations == s->reports,
 			  "%s: stats count %llu violations, %llu were reported",
@@ -777,13 +779,15 @@ static void do_free(size_t i, bool by_handle)
 	check_untouched(&l);
 	dpf_log("  free %s %p%s", s->name, (void *)l.v,
 		by_handle && l.by_handle ? " (handle)" : "");
+	/* Not the driver's any more: the free may release its chunk
+	 * (auto-shrink), which the backend hook checks against the model. */
+	live_remove(i);
+	s->live--;
 	if (by_handle && l.by_handle)
 		W.a->free_block(s->h, l.blk);
 	else
 		W.a->free(s->h, l.v, l.dma);
 	settle(&NO_REPORT);
-	live_remove(i);
-	s->live--;
 	ring_push(&l, s->id);
 }
 
@@ -1349,15 +1353,39 @@ static void op_quiesce(struct dpf_in *in)
 		  s->name, (unsigned long long)st.quarantined);
 }
 
+/* Chunks of @s that hold a live block. */
+static size_t chunks_with_live(const struct slot *s)
+{
+	const struct dpf_chunk *c;
+	size_t i, j, n = 0;
+
+	for (i = 0; (c = dpf_arena_at(i)); i++) {
+		if (c->owner != s->id)
+			continue;
+		j = live_lower(c->va);
+		n += j < W.nlive && W.live[j].v < c->va + c->len;
+	}
+	return n;
+}
+
 static void op_shrink(struct dpf_in *in)
 {
 	struct slot *s = live_slot(dpf_u8(in));
 
+	size_t before, n;
+
 	/* The backend hook checks that no chunk with a live block goes. */
 	if (!s || !W.a->shrink)
 		return;
-	W.a->shrink(s->h);
+	before = dpf_arena_count(s->id);
+	n = W.a->shrink(s->h);
 	settle(&NO_REPORT);
+	dpf_check(dpf_arena_count(s->id) == before - n,
+		  "%s: shrink says %zu chunks went, the backend got %zu back",
+		  s->name, n, before - dpf_arena_count(s->id));
+	dpf_check(before - n >= chunks_with_live(s),
+		  "%s: shrink left %zu chunks for blocks in %zu", s->name,
+		  before - n, chunks_with_live(s));
 }
 
 /*
@@ -1449,6 +1477,7 @@ int dpf_ops_run(const struct dpf_adapter *a, const uint8_t *data,
 		case OP_SHRINK: op_shrink(&in); break;
 		default: op_fail(&in); break;
 		}
+		dpf_rcu_flush();	/* no reader between steps */
 		check_world();
 	}
 
@@ -1458,6 +1487,7 @@ int dpf_ops_run(const struct dpf_adapter *a, const uint8_t *data,
 	for (i = 0; i < MAX_POOLS; i++)
 		if (W.s[i].h)
 			destroy_slot(&W.s[i]);
+	dpf_rcu_flush();
 	check_world();
 	for (i = 0; (c = dpf_arena_at(i)); i++)
 		dpf_check(c->owner < 0,
