@@ -237,12 +237,28 @@ static bool accepts(const struct dmapool_opts *o)
 	return ok;
 }
 
+/* Feature @i (see struct dpf_features): accepted alone, and asked for. */
+static bool feature_on(const struct dpf_features *f, unsigned int i)
+{
+	if (i == DPF_FEAT_REDZONE)
+		return f->redzone;
+	return (f->opt_flags >> i) & 1;
+}
+
+static void feature_set(struct dmapool_opts *o, unsigned int i)
+{
+	if (i == DPF_FEAT_REDZONE)
+		o->redzone = 16;
+	else
+		o->flags |= 1u << i;
+}
+
 static void dp_features(struct dpf_features *f)
 {
 	static struct dpf_features cached;
 	static bool done;
 	struct dmapool_opts o;
-	unsigned int bit, k;
+	unsigned int bit, k, i, j;
 
 	if (!done) {
 		/* Probes are refused with a report: keep them quiet. */
@@ -263,6 +279,20 @@ static void dp_features(struct dpf_features *f)
 		dmapool_opts_init(&o);
 		o.redzone = 16;
 		cached.redzone = accepts(&o);
+		/* Pairs of what is accepted alone. */
+		for (i = 0; i < 32; i++) {
+			for (j = 0; j < 32; j++) {
+				if (!feature_on(&cached, i) ||
+				    !feature_on(&cached, j))
+					continue;
+				dmapool_opts_init(&o);
+				o.quarantine_max = 16;
+				feature_set(&o, i);
+				feature_set(&o, j);
+				if (i == j || accepts(&o))
+					cached.pair_ok[i] |= 1u << j;
+			}
+		}
 		dmapool_set_report_handler(on_global, NULL);
 		done = true;
 	}

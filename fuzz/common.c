@@ -71,7 +71,8 @@ void dpf_log(const char *fmt, ...)
 /*
  * The contract on dmapool_create: the kernel's geometry rules (size not 0,
  * align a power of two, boundary 0 or a power of two no smaller than the
- * block), and a build may refuse options it does not have.
+ * block), and a build may refuse options it does not have, alone or
+ * together (both probed by the adapter, see struct dpf_features).
  */
 enum dpf_verdict dpf_judge(const struct dpf_params *p,
 			   const struct dpf_features *f, bool opts,
@@ -80,6 +81,8 @@ enum dpf_verdict dpf_judge(const struct dpf_params *p,
 	size_t size = p->size, align = p->align ? p->align : 1;
 	size_t base, b, stride;
 	enum dpf_verdict v = DPF_MUST_WORK;
+	uint32_t want;
+	unsigned int i;
 
 	*esize = 0;
 	/* The kernel refuses sizes above INT_MAX too. */
@@ -109,5 +112,10 @@ enum dpf_verdict dpf_judge(const struct dpf_params *p,
 	}
 	if ((p->flags & DMAPOOL_OPT_QUARANTINE) && !p->quarantine_max)
 		v = DPF_MAY_FAIL;
+	/* Options the build refuses together (a pair the probe saw fail). */
+	want = p->flags | (p->redzone ? 1u << DPF_FEAT_REDZONE : 0);
+	for (i = 0; i < 32; i++)
+		if (((want >> i) & 1) && (want & ~f->pair_ok[i]))
+			v = DPF_MAY_FAIL;
 	return v;
 }

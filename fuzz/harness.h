@@ -184,11 +184,18 @@ struct dpf_params {
 	bool plain;			/* no options: use dmapool_create() */
 };
 
-/* Options a build accepts: a pool asking for anything else may be refused. */
+/*
+ * Options a build accepts: a pool asking for anything else, or for a pair
+ * of options it refuses together, may be refused.  Features are numbered
+ * for the pair table: DMAPOOL_OPT_* bit k is feature k, a redzone is
+ * DPF_FEAT_REDZONE.
+ */
+#define DPF_FEAT_REDZONE	31
 struct dpf_features {
 	unsigned int opt_flags;		/* DMAPOOL_OPT_* accepted one by one */
 	unsigned int index_kinds;	/* bit k: index kind k */
 	bool redzone;
+	uint32_t pair_ok[32];		/* bit j of [i]: i and j together */
 };
 
 /* A report as the harness keeps it (the pool name may go away). */
