@@ -72,6 +72,7 @@ static const char *const op_names[OP_COUNT] = {
 #define MAX_CAPTURE	16
 #define MAX_SERIAL	16384
 #define SMASH_BUDGET	(256u << 10)	/* bytes a smash writes */
+#define MAX_GONE	64		/* chunks released in one step */
 
 #define K(kind)		(1u << (kind))
 
@@ -148,6 +149,8 @@ static struct world {
 	unsigned int ncap;
 	uint64_t global_base, global_reports;
 	bool no_device;			/* DPF_NO_DEVICE=1 */
+	struct dpf_chunk gone_chunks[MAX_GONE];	/* released this step */
+	unsigned int ngone_chunks;
 } W;
 
 static uint8_t outside_buf[4096];	/* memory no pool owns */
@@ -188,14 +191,29 @@ static bool touched_serial(uint64_t serial)
  * A device report must name memory of its pool that the device wrote: a
  * report about bytes nobody but the driver touched is a false alarm.
  */
+/* The chunk that holds @p now, or held it until earlier in this step (a
+ * free may release a chunk before its reports are delivered). */
+static const struct dpf_chunk *chunk_of(const void *p)
+{
+	const struct dpf_chunk *c = dpf_arena_find(p);
+	unsigned int i;
+
+	for (i = 0; !c && i < W.ngone_chunks; i++)
+		if ((const uint8_t *)p >= W.gone_chunks[i].va &&
+		    (const uint8_t *)p < W.gone_chunks[i].va +
+					 W.gone_chunks[i].len)
+			c = &W.gone_chunks[i];
+	return c;
+}
+
 static void check_device_report(const struct dpf_report *r, struct slot *s)
 {
 	const struct dpf_chunk *c = NULL;
 
 	if (r->block)
-		c = dpf_arena_find(r->block);
+		c = chunk_of(r->block);
 	if (!c && r->addr)
-		c = dpf_arena_find(r->addr);
+		c = chunk_of(r->addr);
 	dpf_check(c && c->owner == s->id,
 		  "%s report names %p / %p, not memory of pool %s",
 		  dmapool_report_kind_name(r->kind), r->block, r->addr,
@@ -509,6 +527,8 @@ static void on_release(const struct dpf_chunk *c, void *ctx)
 	dpf_check(i == W.nlive || W.live[i].v >= c->va + c->len,
 		  "chunk %p+%zu given back with the live block %p in it",
 		  (void *)c->va, c->len, (void *)W.live[i].v);
+	if (W.ngone_chunks < MAX_GONE)
+		W.gone_chunks[W.ngone_chunks++] = *c;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1458,6 +1478,7 @@ int dpf_ops_run(const struct dpf_adapter *a, const uint8_t *data,
 		unsigned int op = dpf_u8(&in) % OP_COUNT;
 
 		dpf_step++;
+		W.ngone_chunks = 0;
 		dpf_log("%lu: %s", dpf_step, op_names[op]);
 		switch (op) {
 		case OP_CREATE: op_create(&in); break;
@@ -1483,6 +1504,7 @@ int dpf_ops_run(const struct dpf_adapter *a, const uint8_t *data,
 
 	/* Tear down: every pool goes, and with it every chunk not leaked. */
 	dpf_step++;
+	W.ngone_chunks = 0;
 	dpf_log("%lu: teardown", dpf_step);
 	for (i = 0; i < MAX_POOLS; i++)
 		if (W.s[i].h)
