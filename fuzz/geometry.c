@@ -260,6 +260,16 @@ static void one(struct dpf_in *in, int owner)
 	align = p.align ? p.align : 1;
 	dmapool_get_stats(pool, &st);
 	base = dpf_pow2_ceil(esize > PAGE ? esize : PAGE);
+	/* A block and its redzone that outgrow the boundary in force get a
+	 * power-of-two segment of their own (geometry.c; a pool whose
+	 * explicit boundary is too small for them was refused). */
+	if (p.redzone) {
+		size_t stride = dpf_align_up(esize + p.redzone, align);
+		size_t b = p.boundary && p.boundary < base ? p.boundary : base;
+
+		if (stride > b)
+			base = dpf_pow2_ceil(stride);
+	}
 	dpf_check(st.block_size == esize, "block size %llu, expected %zu",
 		  (unsigned long long)st.block_size, esize);
 	dpf_check(st.chunk_size && st.chunk_size % base == 0 &&

@@ -72,7 +72,7 @@ static const char *const op_names[OP_COUNT] = {
 #define MAX_CAPTURE	16
 #define MAX_SERIAL	16384
 #define SMASH_BUDGET	(256u << 10)	/* bytes a smash writes */
-#define MAX_GONE	64		/* chunks released in one step */
+#define MAX_GONE	DPF_ARENA_CHUNKS	/* chunks released in one step */
 
 #define K(kind)		(1u << (kind))
 
@@ -527,8 +527,10 @@ static void on_release(const struct dpf_chunk *c, void *ctx)
 	dpf_check(i == W.nlive || W.live[i].v >= c->va + c->len,
 		  "chunk %p+%zu given back with the live block %p in it",
 		  (void *)c->va, c->len, (void *)W.live[i].v);
-	if (W.ngone_chunks < MAX_GONE)
-		W.gone_chunks[W.ngone_chunks++] = *c;
+	dpf_check(W.ngone_chunks < MAX_GONE,
+		  "harness limit: more than %d chunks released in one step",
+		  MAX_GONE);
+	W.gone_chunks[W.ngone_chunks++] = *c;
 }
 
 /* ------------------------------------------------------------------ */
