@@ -25,7 +25,7 @@ struct dp_chunk *dp_take_block_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 	if (!c || !dp_chunk_attach(pool, c, gfp, flags, gb))
 		return NULL;
 	/* Another thread may have freed a block meanwhile: any will do. */
-	return dp_take_block(pool, pos);
+	return dp_take_block_any(pool, pos);
 }
 
 /* No free block: grow (lock held on entry, released on return). */
@@ -40,6 +40,33 @@ static DP_NOINLINE void *alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 	dp_unlock(&pool->lock, flags);
 	dp_garbage_free(pool, &gb);
 	return c ? dp_hand_out(pool, c, pos, gfp, dma) : NULL;
+}
+
+/*
+ * Pools with hardening options: random placement, and a poison check of the
+ * block once it is ours (unlocked).  Not cold: such pools live here.
+ */
+static __attribute__((__noinline__)) void *alloc_hooked(struct dmapool *pool,
+						    dmapool_gfp_t gfp,
+						    dmapool_dma_t *dma)
+{
+	struct dp_garbage gb = DP_GARBAGE_INIT;
+	dp_irqflags_t flags;
+	struct dp_chunk *c;
+	uint32_t pos;
+
+	flags = dp_lock(&pool->lock);
+	c = dp_take_block_any(pool, &pos);
+	if (DP_UNLIKELY(!c))
+		c = dp_take_block_slow(pool, gfp, &pos, &flags, &gb);
+	dp_unlock(&pool->lock, flags);
+	if (DP_UNLIKELY(gb.list || gb.nodes))
+		dp_garbage_free(pool, &gb);
+	if (DP_UNLIKELY(!c))
+		return NULL;
+	if (pool->hooks & DMAPOOL_OPT_POISON)
+		dp_harden_alloc_check(pool, c, pos);
+	return dp_hand_out(pool, c, pos, gfp, dma);
 }
 
 static DP_NOINLINE void *alloc_null(void)
@@ -58,8 +85,12 @@ void *dmapool_alloc(struct dmapool *pool, dmapool_gfp_t gfp,
 
 	if (DP_UNLIKELY(!pool))
 		return alloc_null();
-	if (DP_UNLIKELY(pool->tcache))
-		return dp_tc_alloc(pool, gfp, dma);
+	/* One test for every pool that leaves the fast path. */
+	if (DP_UNLIKELY(pool->alloc_special)) {
+		if (pool->tcache)
+			return dp_tc_alloc(pool, gfp, dma);
+		return alloc_hooked(pool, gfp, dma);
+	}
 	flags = dp_lock(&pool->lock);
 	c = dp_take_block(pool, &pos);
 	if (DP_UNLIKELY(!c))

@@ -55,6 +55,8 @@ struct dp_chunk *dp_chunk_create(struct dmapool *pool, dmapool_gfp_t gfp)
 	c->id = 0;
 	c->meta_size = dp_chunk_meta_size(g);
 	dp_chunk_init_map(c, g);
+	if (DP_UNLIKELY(pool->hooks))
+		dp_harden_chunk_init(pool, c);
 	return c;
 }
 

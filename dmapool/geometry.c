@@ -74,10 +74,13 @@ const char *dp_geometry_init(struct dp_geometry *g, size_t size, size_t align,
 	if (stride > b) {
 		/*
 		 * Only a redzone gets here.  An explicit boundary is a device's
-		 * limit: refuse.  The implicit one is kept by giving each block
-		 * a power-of-two segment of its own.
+		 * limit: refuse if the block and its redzone do not fit in it.
+		 * Else (the implicit boundary, or an explicit one above the
+		 * allocation) each block gets a power-of-two segment of its
+		 * own, which fits within an explicit boundary (both are powers
+		 * of two, the boundary not below the stride).
 		 */
-		if (boundary)
+		if (boundary && boundary < stride)
 			return "block plus redzone does not fit within the boundary";
 		b = (size_t)1 << ilog2_ceil(stride);
 		base = b;

@@ -31,7 +31,8 @@ static bool enable_handles(struct dmapool *pool, dmapool_gfp_t gfp,
 			/* Thread-cache frees read it without the lock. */
 			DP_WRITE_ONCE(pool->handles, true);
 			/* The index kind does not matter: handles need no lookup. */
-			pool->handle_fast = !pool->tcache && !pool->auto_shrink;
+			pool->handle_fast = !pool->tcache &&
+					    !pool->auto_shrink && !pool->hooked;
 			return true;
 		}
 		dp_unlock(&pool->lock, *flags);
@@ -54,7 +55,8 @@ static bool enable_handles(struct dmapool *pool, dmapool_gfp_t gfp,
 
 /*
  * A block for a handle in a pool that is not handle_fast: the first handle
- * allocation, or a special pool (a thread-cache pool's block is claimed).
+ * allocation, or a special pool (a thread-cache pool's block is claimed; a
+ * poisoned pool's block is checked, unlocked: it is ours already).
  */
 static DP_NOINLINE struct dp_chunk *take_special(struct dmapool *pool,
 						 dmapool_gfp_t gfp,
@@ -66,11 +68,16 @@ static DP_NOINLINE struct dp_chunk *take_special(struct dmapool *pool,
 
 	if (!pool->handles && !enable_handles(pool, gfp, flags, gb))
 		return NULL;
-	c = dp_take_block(pool, pos);
+	c = dp_take_block_any(pool, pos);
 	if (!c)
 		c = dp_take_block_slow(pool, gfp, pos, flags, gb);
 	if (c)
 		dp_claim_block(pool, c, *pos);
+	if (c && (pool->hooks & DMAPOOL_OPT_POISON)) {
+		dp_unlock(&pool->lock, *flags);
+		dp_harden_alloc_check(pool, c, *pos);
+		*flags = dp_lock(&pool->lock);
+	}
 	return c;
 }
 
@@ -189,6 +196,9 @@ void dmapool_free_block(struct dmapool *pool, struct dmapool_block blk)
 			dp_avail_push(pool, c);
 		pool->in_use--;
 		dp_unlock(&pool->lock, flags);
+		return;
+	} else if (pool->hooked) {
+		dp_harden_free(pool, c, pos, flags);
 		return;
 	} else {
 		bool shrink = false;

@@ -21,7 +21,9 @@
 
 #define DP_SUPPORTED_FLAGS	(DMAPOOL_OPT_ABORT_ON_VIOLATION | \
 				 DMAPOOL_OPT_THREAD_CACHE | \
-				 DMAPOOL_OPT_AUTO_SHRINK)
+				 DMAPOOL_OPT_AUTO_SHRINK | \
+				 DMAPOOL_OPT_POISON | DMAPOOL_OPT_QUARANTINE | \
+				 DMAPOOL_OPT_SCRUB | DMAPOOL_OPT_RANDOM)
 
 void dmapool_opts_init(struct dmapool_opts *o)
 {
@@ -38,9 +40,7 @@ static const char *check_opts(const struct dmapool_opts *o)
 			return "reserved option fields must be zero";
 	if (o->flags & ~DP_SUPPORTED_FLAGS)
 		return "option flags not supported by this build";
-	if (o->redzone)
-		return "redzones are not supported by this build";
-	return NULL;
+	return dp_harden_check_opts(o);
 }
 
 struct dmapool *dmapool_create_opts(const char *name, struct dmapool_dev *dev,
@@ -79,16 +79,26 @@ struct dmapool *dmapool_create_opts(const char *name, struct dmapool_dev *dev,
 	}
 	dp_lock_init(&pool->lock);
 	pool->geo = geo;
+	/* (check_opts refused thread caches with hardening options.) */
+	if (dp_harden_init(pool, opts)) {
+		dp_harden_fini(pool);
+		dp_index_fini(&pool->index);
+		dp_os_host_free(pool, sizeof(*pool));
+		return NULL;
+	}
 	if ((opts->flags & DMAPOOL_OPT_THREAD_CACHE) && dp_tc_init(pool)) {
 		dp_index_fini(&pool->index);
 		dp_os_host_free(pool, sizeof(*pool));
 		return NULL;
 	}
 	pool->auto_shrink = opts->flags & DMAPOOL_OPT_AUTO_SHRINK;
-	pool->special = !pool->index.radix || pool->tcache || pool->auto_shrink;
+	pool->special = !pool->index.radix || pool->tcache ||
+			pool->auto_shrink || pool->hooked;
+	pool->alloc_special = pool->tcache || pool->hooked;
 	pool->reserve = opts->reserve_chunks;
 	pool->full_map = dp_full_map_new(&pool->geo);
 	if (!pool->full_map) {
+		dp_harden_fini(pool);
 		if (pool->tcache)
 			dp_os_local_fini(&pool->local);
 		dp_index_fini(&pool->index);
@@ -153,6 +163,7 @@ void dmapool_destroy(struct dmapool *pool)
 	 * callbacks, which need nothing of the pool: no need to wait for them
 	 * here (a kernel module calls rcu_barrier() before it unloads).
 	 */
+	dp_harden_fini(pool);
 	dp_index_fini(&pool->index);
 	if (pool->slots)
 		dp_os_host_free(pool->slots,
@@ -192,10 +203,13 @@ void dmapool_get_stats(const struct dmapool *cpool, struct dmapool_stats *st)
 			 pool->nchunks * dp_chunk_meta_size(g) +
 			 pool->slot_cap * sizeof(struct dp_slot) +
 			 gens * dp_gen_bytes(pool) +
-			 dp_index_meta_bytes(&pool->index) + cache_bytes;
+			 dp_index_meta_bytes(&pool->index) + cache_bytes +
+			 dp_harden_meta_bytes(pool);
 	st->violations = pool->violations;
 	for (k = 0; k < DMAPOOL_R_KINDS; k++)
 		st->by_kind[k] = pool->by_kind[k];
+	st->quarantined = pool->hard.q.count;
+	st->quarantine_forced = pool->hard.q.forced;
 	dp_unlock(&pool->lock, flags);
 	st->block_size = g->size;
 	st->stride = g->stride;

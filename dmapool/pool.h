@@ -6,6 +6,7 @@
 #define DMAPOOL_POOL_H
 
 #include "index.h"
+#include "harden.h"
 
 /* What a handle names: a chunk, and its blocks' generations. */
 struct dp_slot {
@@ -17,11 +18,15 @@ struct dmapool {
 	/* Hot: read on every alloc and free. */
 	struct dp_lock lock;
 	unsigned int flags;		/* DMAPOOL_OPT_* */
+	unsigned int hooks;		/* DP_HOOK_*: 0 = no hardening work */
 	bool handles;			/* some chunk keeps generations */
 	bool handle_fast;		/* handles and not special */
 	bool special;			/* free is not the radix fast path: another
 					 * index, thread caches or auto shrink */
 	bool tcache;			/* per-thread caches (tcache.c) */
+	bool hooked;			/* hooks != 0 (harden.h) */
+	bool alloc_special;		/* alloc is not the fast path: tcache
+					 * or hooked */
 	struct dp_chunk *avail;		/* chunks with a free block */
 	struct dp_geometry geo;
 	struct dp_index index;
@@ -39,6 +44,7 @@ struct dmapool {
 	void *report_ctx;
 	uint64_t violations;
 	uint64_t by_kind[DMAPOOL_R_KINDS];
+	struct dp_harden hard;		/* harden.h; used when hooked */
 	struct dmapool *reg_next, *reg_prev;	/* registry of pools */
 	char name[32];
 
@@ -151,6 +157,15 @@ static inline struct dp_chunk *dp_take_block(struct dmapool *pool,
 		dp_avail_del(pool, c);
 	pool->in_use++;
 	return c;
+}
+
+/* dp_take_block, or a random block for DMAPOOL_OPT_RANDOM; lock held. */
+static inline struct dp_chunk *dp_take_block_any(struct dmapool *pool,
+						 uint32_t *pos)
+{
+	if (DP_UNLIKELY(pool->hooks & DMAPOOL_OPT_RANDOM))
+		return dp_random_take(pool, pos);
+	return dp_take_block(pool, pos);
 }
 
 /* Grow the pool and take a block; lock held, dropped to allocate. */
@@ -273,12 +288,22 @@ static inline void dp_gen_bump(struct dmapool *pool, struct dp_chunk *c,
 	}
 }
 
+/*
+ * Make a block that no caller holds any more free for reuse; lock held.
+ * (A plain free, and a block leaving quarantine.)
+ */
+static inline void dp_block_to_free(struct dmapool *pool, struct dp_chunk *c,
+				    uint32_t pos)
+{
+	if (dp_chunk_put(c, pos))
+		dp_avail_push(pool, c);
+}
+
 static inline void dp_put_block(struct dmapool *pool, struct dp_chunk *c,
 				uint32_t pos)
 {
 	dp_gen_bump(pool, c, pos);
-	if (dp_chunk_put(c, pos))
-		dp_avail_push(pool, c);
+	dp_block_to_free(pool, c, pos);
 	pool->in_use--;
 }
 

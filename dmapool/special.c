@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0-only
 /*
  * Free by address for pools that leave the default fast path (pool->special):
- * a B-tree index, per-thread caches, automatic shrink.  The validation is
+ * a B-tree index, per-thread caches, automatic shrink, hardening options.  The validation is
  * dmapool_free's (invariant 3), through the index's ops; a thread-cache pool
  * tries its cache first (tcache.c).  Kept out of alloc.c so the fast path's
  * function stays small.
@@ -39,12 +39,17 @@ void dp_free_locked(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 	if (c) {
 		off = va - c->vaddr;
 		if (off < g->chunk_size && dp_geo_position(g, off, &pos) &&
-		    c->dma + off == dma && dp_chunk_is_allocated(c, g, pos) &&
-		    dp_put_special(pool, c, pos, &shrink)) {
-			dp_unlock(&pool->lock, flags);
-			if (shrink)
-				dp_auto_shrink(pool, c);
-			return;
+		    c->dma + off == dma && dp_chunk_is_allocated(c, g, pos)) {
+			if (pool->hooked) {
+				dp_harden_free(pool, c, pos, flags);
+				return;
+			}
+			if (dp_put_special(pool, c, pos, &shrink)) {
+				dp_unlock(&pool->lock, flags);
+				if (shrink)
+					dp_auto_shrink(pool, c);
+				return;
+			}
 		}
 	}
 	dp_free_bad(pool, c, vaddr, dma, flags);

@@ -74,7 +74,7 @@ Test(handles, stale_handle_after_reuse)
 	struct dmapool_stats st;
 
 	dmapool_free_block(pool, old);
-	now = dmapool_alloc_block(pool, 0);
+	now = tl_realloc_block(pool, old.vaddr);
 	cr_assert_eq(now.vaddr, old.vaddr, "the block is reused");
 	cr_assert_neq(now.handle, old.handle, "with a new generation");
 	dmapool_free_block(pool, old);	/* the stale one */
@@ -94,7 +94,7 @@ Test(handles, stale_after_reuse_by_address_api)
 
 	/* Mixing APIs: freed by address, reused by address. */
 	dmapool_free(pool, old.vaddr, old.dma);
-	v = dmapool_alloc(pool, 0, &d);
+	v = tl_realloc(pool, old.vaddr, &d);
 	cr_assert_eq(v, old.vaddr);
 	dmapool_free_block(pool, old);
 	cr_assert_eq(tl_last()->kind, DMAPOOL_R_STALE_HANDLE);

@@ -104,6 +104,23 @@ static void check_live_intact(const struct world *w)
 				     "the allocator wrote into a live block");
 }
 
+/*
+ * No report but the device kinds; and when the options detect device
+ * writes, they did (this device writes everywhere).
+ */
+static void device_writes_seen(const struct dmapool *pool)
+{
+	struct dmapool_stats st;
+	uint64_t n = tl_assert_only_device_reports(pool);
+
+	dmapool_get_stats(pool, &st);
+	cr_assert_eq(tl_cap.n, n);
+	if (tl_flags() & DMAPOOL_OPT_POISON)
+		cr_assert_gt(st.by_kind[DMAPOOL_R_DEVICE_WRITE_AFTER_FREE], 0);
+	if (tl_redzone())
+		cr_assert_gt(st.by_kind[DMAPOOL_R_DEVICE_OVERRUN], 0);
+}
+
 static void run(size_t size, size_t align, size_t boundary, bool everything,
 		int steps)
 {
@@ -153,13 +170,13 @@ static void run(size_t size, size_t align, size_t boundary, bool everything,
 	}
 	dmapool_get_stats(w->pool, &w->st);
 	cr_assert_eq(w->st.blocks_in_use, (uint64_t)w->nlive);
-	cr_assert_eq(w->st.violations, 0, "the device's writes misled nobody");
-	cr_assert_eq(tl_cap.n, 0);
+	/* The device's writes misled nobody: at most they were noticed. */
+	device_writes_seen(w->pool);
 	for (i = 0; i < w->nlive; i++)
 		dmapool_free(w->pool, w->live[i].v, w->live[i].d);
 	dmapool_get_stats(w->pool, &w->st);
 	cr_assert_eq(w->st.blocks_in_use, 0);
-	cr_assert_eq(tl_cap.n, 0);
+	device_writes_seen(w->pool);
 	dmapool_destroy(w->pool);
 	dmapool_dev_put(dev);
 	free(w);
@@ -243,6 +260,9 @@ Test(hostile, concurrent_device_process, .timeout = 120)
 		int k = (int)(tl_rand(&rng) % 512);
 
 		dmapool_free_block(pool, b[k]);
+		/* The pool is full: a quarantined block must come back now. */
+		if (tl_held_back())
+			dmapool_quiesce(pool);
 		b[k] = dmapool_alloc_block(pool, DMAPOOL_GFP_NOGROW);
 		cr_assert_not_null(b[k].vaddr);
 		cr_assert_geq(b[k].dma, DMAPOOL_SHM_IOVA_BASE);
@@ -254,7 +274,7 @@ Test(hostile, concurrent_device_process, .timeout = 120)
 	cr_assert(WIFSIGNALED(status), "the device ran until killed");
 	dmapool_get_stats(pool, &st);
 	cr_assert_eq(st.blocks_in_use, 512);
-	cr_assert_eq(st.violations, 0);
+	tl_assert_only_device_reports(pool);
 	for (i = 0; i < 512; i++)
 		for (step = i + 1; step < 512; step++)
 			cr_assert_neq(b[i].vaddr, b[step].vaddr);
@@ -262,7 +282,7 @@ Test(hostile, concurrent_device_process, .timeout = 120)
 		dmapool_free_block(pool, b[i]);
 	dmapool_get_stats(pool, &st);
 	cr_assert_eq(st.blocks_in_use, 0);
-	cr_assert_eq(tl_cap.n, 0);
+	cr_assert_eq(tl_cap.n, tl_assert_only_device_reports(pool));
 	dmapool_destroy(pool);
 	dmapool_dev_put(dev);
 }

@@ -140,3 +140,103 @@ dmapool_dma_t tl_heap_dma(const void *vaddr)
 {
 	return (dmapool_dma_t)(uintptr_t)vaddr + 0xd0000000000000ull;
 }
+
+unsigned int tl_flags(void)
+{
+	return (unsigned int)env_ul("DMAPOOL_TEST_FLAGS", 0);
+}
+
+unsigned int tl_redzone(void)
+{
+	return (unsigned int)env_ul("DMAPOOL_TEST_REDZONE", 0);
+}
+
+bool tl_reuse_is_lifo(void)
+{
+	return !(tl_flags() & (DMAPOOL_OPT_QUARANTINE | DMAPOOL_OPT_RANDOM));
+}
+
+unsigned int tl_held_back(void)
+{
+	/* tl_opts leaves quarantine_max at 0: the library's default, 256. */
+	return tl_flags() & DMAPOOL_OPT_QUARANTINE ? 256 : 0;
+}
+
+bool tl_detects_device_writes(void)
+{
+	return (tl_flags() & DMAPOOL_OPT_POISON) || tl_redzone();
+}
+
+#define TL_REALLOC_MAX	100000
+
+void *tl_realloc(struct dmapool *pool, const void *want, dmapool_dma_t *dma)
+{
+	static void *v[TL_REALLOC_MAX];
+	static dmapool_dma_t d[TL_REALLOC_MAX];
+	void *got = NULL;
+	size_t n = 0, i;
+
+	dmapool_quiesce(pool);
+	while (n < TL_REALLOC_MAX) {
+		v[n] = dmapool_alloc(pool, DMAPOOL_GFP_NOGROW, &d[n]);
+		if (!v[n] || v[n] == want)
+			break;
+		n++;
+	}
+	cr_assert(n < TL_REALLOC_MAX && v[n] == want,
+		  "block %p never came back", want);
+	got = v[n];
+	*dma = d[n];
+	for (i = 0; i < n; i++)
+		dmapool_free(pool, v[i], d[i]);
+	return got;
+}
+
+struct dmapool_block tl_realloc_block(struct dmapool *pool, const void *want)
+{
+	static struct dmapool_block b[TL_REALLOC_MAX];
+	struct dmapool_block got;
+	size_t n = 0, i;
+
+	dmapool_quiesce(pool);
+	while (n < TL_REALLOC_MAX) {
+		b[n] = dmapool_alloc_block(pool, DMAPOOL_GFP_NOGROW);
+		if (!b[n].vaddr || b[n].vaddr == want)
+			break;
+		n++;
+	}
+	cr_assert(n < TL_REALLOC_MAX && b[n].vaddr == want,
+		  "block %p never came back", want);
+	got = b[n];
+	for (i = 0; i < n; i++)
+		dmapool_free_block(pool, b[i]);
+	return got;
+}
+
+static bool device_kind(enum dmapool_report_kind k)
+{
+	return k == DMAPOOL_R_DEVICE_WRITE_AFTER_FREE ||
+	       k == DMAPOOL_R_DEVICE_OVERRUN;
+}
+
+uint64_t tl_assert_only_device_reports(const struct dmapool *pool)
+{
+	struct dmapool_stats st;
+	uint64_t dev;
+	unsigned int i;
+
+	dmapool_get_stats(pool, &st);
+	dev = st.by_kind[DMAPOOL_R_DEVICE_WRITE_AFTER_FREE] +
+	      st.by_kind[DMAPOOL_R_DEVICE_OVERRUN];
+	cr_assert_eq(st.violations, dev, "%llu reports, %llu of device kinds",
+		     (unsigned long long)st.violations,
+		     (unsigned long long)dev);
+	if (!(tl_flags() & DMAPOOL_OPT_POISON))
+		cr_assert_eq(st.by_kind[DMAPOOL_R_DEVICE_WRITE_AFTER_FREE], 0);
+	if (!tl_redzone())
+		cr_assert_eq(st.by_kind[DMAPOOL_R_DEVICE_OVERRUN], 0);
+	for (i = 0; i < tl_cap.n && i < TL_MAX_REPORTS; i++)
+		cr_assert(device_kind(tl_cap.r[i].kind), "a %s report",
+			  dmapool_report_kind_name(tl_cap.r[i].kind));
+	return dev;
+}

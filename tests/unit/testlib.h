@@ -60,4 +60,33 @@ size_t tl_chunks(const struct dmapool *pool, struct tl_chunk *out, size_t max);
 /* The heap backend's bus address for a vaddr (see dev_heap.c). */
 dmapool_dma_t tl_heap_dma(const void *vaddr);
 
+/*
+ * What the run's options change about behaviour the suites check (see
+ * tl_opts): the few assertions that legitimately depend on options ask
+ * these instead of assuming a plain pool.
+ */
+unsigned int tl_flags(void);		/* DMAPOOL_TEST_FLAGS */
+unsigned int tl_redzone(void);		/* DMAPOOL_TEST_REDZONE */
+/* Is a freed block the very next one handed out (no quarantine, no
+ * randomized placement)? */
+bool tl_reuse_is_lifo(void);
+/* Freed blocks the pool may hold back from reuse (the quarantine bound). */
+unsigned int tl_held_back(void);
+/* Do the options make device writes into pool memory reports? */
+bool tl_detects_device_writes(void);
+/*
+ * Allocate until @want comes back (quiescing first, so quarantine lets it
+ * go), freeing the other blocks on the way; fails the test if it never
+ * does.  For tests about a block that is freed and reused.
+ */
+void *tl_realloc(struct dmapool *pool, const void *want, dmapool_dma_t *dma);
+struct dmapool_block tl_realloc_block(struct dmapool *pool, const void *want);
+/*
+ * Every report @pool made so far is of a device kind (device-write-after-
+ * free, device-overrun), and there are none unless the options detect
+ * device writes; also every captured report is one of those.  Returns the
+ * number of device reports.
+ */
+uint64_t tl_assert_only_device_reports(const struct dmapool *pool);
+
 #endif

@@ -141,6 +141,24 @@ enum dmapool_index_kind {
 	DMAPOOL_INDEX_BTREE = 1,	/* B-tree of chunk ranges */
 };
 
+/*
+ * Hardening options (README, "Hardening options", says what each detects
+ * and costs):
+ *  POISON      free blocks (and new chunks) are filled with a pattern that
+ *              is verified when the block is allocated again; a change is
+ *              reported as "device-write-after-free".  zalloc zeroes after
+ *              the check; alloc returns the pattern.
+ *  QUARANTINE  freed blocks are not reused until dmapool_quiesce(), or
+ *              until quarantine_max newer ones push them out.
+ *  SCRUB       a freed block is zeroed (with POISON: overwritten by the
+ *              pattern).  Chunks given back to the backend are always
+ *              zeroed, whatever the options.
+ *  RANDOM      the block an alloc returns is chosen at random.
+ *  redzone     (a field, not a flag) checked gap after each block.
+ * They cannot be combined with DMAPOOL_OPT_THREAD_CACHE in this build.
+ */
+#define DMAPOOL_POISON_BYTE		0xd7u	/* what POISON fills blocks with */
+
 #define DMAPOOL_OPT_ABORT_ON_VIOLATION	0x0001u /* abort()/BUG after reporting */
 #define DMAPOOL_OPT_POISON		0x0002u /* poison free blocks, check at alloc */
 #define DMAPOOL_OPT_QUARANTINE		0x0004u /* delay reuse until quiesce */
@@ -156,8 +174,11 @@ struct dmapool_opts {
 	size_t chunk_size;		/* bytes per backend allocation; 0 =
 					 * max(page size, block size).  Rounded
 					 * to a multiple of that. */
-	unsigned int redzone;		/* bytes of checked gap after each block */
-	unsigned int quarantine_max;	/* blocks held before forced release */
+	unsigned int redzone;		/* bytes of checked gap after each block
+					 * (rounded up to align); 0 = none.
+					 * Overruns: "device-overrun" */
+	unsigned int quarantine_max;	/* blocks held before forced release;
+					 * 0 = 256, at most 2^20 */
 	size_t reserve_chunks;		/* empty chunks kept by shrink (explicit
 					 * or automatic); 0 = keep none */
 	uint64_t seed;			/* for DMAPOOL_OPT_RANDOM; 0 = any */
@@ -224,6 +245,14 @@ DMAPOOL_API void dmapool_get_stats(const struct dmapool *pool,
  * threads keep their chunks.  May sleep (kernel: process context).
  */
 DMAPOOL_API size_t dmapool_shrink(struct dmapool *pool);
+
+/*
+ * Declare the device idle for every block freed so far (after an IOTLB
+ * flush, a completion, a reset): blocks waiting in quarantine become
+ * reusable (and, with DMAPOOL_OPT_AUTO_SHRINK, chunks they leave empty go
+ * back).  A no-op for pools without DMAPOOL_OPT_QUARANTINE.
+ */
+DMAPOOL_API void dmapool_quiesce(struct dmapool *pool);
 
 /*
  * Call @fn for every chunk the pool holds (its vaddr, dma and length), under

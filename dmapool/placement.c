@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT OR GPL-2.0-only
+/*
+ * Randomized placement (DMAPOOL_OPT_RANDOM): which free block an alloc gets
+ * is drawn from a per-pool generator, so a device cannot predict the next
+ * address a driver will hand it and plant data there in advance.
+ *
+ * The chunk is drawn uniformly from the first DP_RANDOM_WINDOW chunks of the
+ * avail list (walking all of them would make alloc O(chunks)): draw k below
+ * the window and walk k steps; if the list ends first, its length n is now
+ * known and k is drawn again below n.  Each of n < window chunks is then
+ * chosen with probability 1/window + (window - n)/window * 1/n = 1/n, and
+ * a long list costs one walk of k steps, not a count and a walk.  The block
+ * uniformly from that chunk's free blocks (a popcount per bitmap word, then
+ * the k-th set bit).  When the pool has no more than DP_RANDOM_WINDOW chunks
+ * with free blocks and they are equally free, every free block is equally
+ * likely.
+ *
+ * Bit counting is done by hand (SWAR), not with __builtin_popcountll: without
+ * a popcount instruction in the target flags that builtin is a call into
+ * libgcc, which is slow here and does not exist in the kernel.
+ *
+ * The generator is splitmix64 (Steele, Lea and Flood, 2014): a 64-bit
+ * counter run through a mixing function, no division, no floating point, so
+ * it is the same in the kernel.  A range is taken with a multiply and a
+ * shift (no modulo: a 64-bit division is a library call on 32-bit kernels);
+ * its bias is below n / 2^32.  It is not a cryptographic generator: a device
+ * sees only the addresses it is given, never the state.
+ */
+#include "pool.h"
+
+uint64_t dp_rand_next(uint64_t *state)
+{
+	uint64_t z = *state += 0x9e3779b97f4a7c15ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint32_t dp_rand_below(uint64_t *state, uint32_t n)
+{
+	return (uint32_t)(((dp_rand_next(state) >> 32) * n) >> 32);
+}
+
+#define BYTES_ONE	0x0101010101010101ull
+
+/* Each byte of the result: the number of bits set in that byte of @x. */
+static uint64_t byte_counts(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	return (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+}
+
+static uint32_t popcount64(uint64_t x)
+{
+	return (uint32_t)((byte_counts(x) * BYTES_ONE) >> 56);
+}
+
+/* Position of the @k-th (from 0) set bit of @x, which has more than @k. */
+static uint32_t select64(uint64_t x, uint32_t k)
+{
+	/* Byte i of upto: bits set in bytes 0..i (at most 64: no carry). */
+	const uint64_t upto = byte_counts(x) * BYTES_ONE;
+	/*
+	 * The byte holding the bit is the number of bytes whose running
+	 * count is <= k.  (k | 0x80) - upto_i keeps its top bit exactly when
+	 * k >= upto_i, and never borrows from the next byte (both are below
+	 * 0x80): so count those top bits.
+	 */
+	const uint64_t le = ((k * BYTES_ONE) | 0x8080808080808080ull) - upto;
+	const uint32_t b = (uint32_t)((((le & 0x8080808080808080ull) >> 7) *
+				       BYTES_ONE) >> 56);
+
+	if (b)
+		k -= (uint32_t)(upto >> (8 * (b - 1))) & 0xff;
+	x >>= 8 * b;
+	while (k--)
+		x &= x - 1;
+	return 8 * b + (uint32_t)__builtin_ctzll(x);
+}
+
+/* Free blocks of @c (the chunk has at least one). */
+static uint32_t free_count(const struct dp_chunk *c)
+{
+	uint64_t words = c->map[0];
+	uint32_t n = 0;
+
+	while (words) {
+		uint32_t w = (uint32_t)__builtin_ctzll(words);
+
+		words &= words - 1;
+		n += popcount64(c->map[1 + w]);
+	}
+	return n;
+}
+
+/* Position of the @k-th (from 0) free block of @c. */
+static uint32_t nth_free(const struct dp_chunk *c, uint32_t k)
+{
+	uint64_t words = c->map[0];
+
+	for (;;) {
+		uint32_t w = (uint32_t)__builtin_ctzll(words);
+		uint64_t word = c->map[1 + w];
+		uint32_t n = popcount64(word);
+
+		words &= words - 1;
+		if (k < n)
+			return w * 64 + select64(word, k);
+		k -= n;
+	}
+}
+
+struct dp_chunk *dp_random_take(struct dmapool *pool, uint32_t *pos)
+{
+	uint64_t *rng = &pool->hard.rng;
+	struct dp_chunk *c = pool->avail;
+	uint32_t n, k;
+
+	if (!c)
+		return NULL;
+	k = dp_rand_below(rng, DP_RANDOM_WINDOW);
+	for (n = 1; n <= k && c->next; n++)
+		c = c->next;
+	if (n <= k && n > 1) {
+		/* The list holds only n chunks, fewer than the window. */
+		c = pool->avail;
+		for (k = dp_rand_below(rng, n); k; k--)
+			c = c->next;
+	}
+	*pos = nth_free(c, dp_rand_below(rng, free_count(c)));
+	dp_chunk_take(c, *pos);
+	if (dp_chunk_full(c))
+		dp_avail_del(pool, c);
+	pool->in_use++;
+	return c;
+}
