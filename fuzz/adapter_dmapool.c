@@ -6,13 +6,14 @@
  * Features other branches are still adding switch on by themselves:
  * option flags, redzones and index kinds are probed at init by creating a
  * pool with each (a build that lacks one refuses it with bad-geometry), and
- * quiesce / shrink are compiled in when meson found them declared in
- * dmapool.h (DPF_HAVE_QUIESCE, DPF_HAVE_SHRINK).
+ * quiesce / shrink are compiled in when dmapool.h declares them
+ * (DPF_HAVE_QUIESCE, DPF_HAVE_SHRINK in the generated dpf_features.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dpf_features.h"
 #include "harness.h"
 
 struct dpool {
@@ -41,6 +42,7 @@ static void convert(const struct dmapool_report *r, struct dpf_report *out,
 	out->addr = r->addr;
 	out->dma = r->dma;
 	out->block = r->block;
+	out->offset = r->offset;
 	out->handle = r->handle;
 	out->count = r->count;
 	if (r->owner_name)

@@ -205,6 +205,7 @@ struct dpf_report {
 	const void *addr;
 	uint64_t dma;
 	const void *block;
+	size_t offset;
 	uint64_t handle;
 	uint64_t count;
 	char owner[32];

@@ -42,8 +42,12 @@
  * violations per kind); the walk matches the backend's records; no chunk
  * with a live block goes back to the backend; every misuse is reported
  * exactly once with an acceptable kind and leaves the pool unchanged, and
- * nothing else is reported (device-write reports of the hardening options
- * must name memory the device did write).  Anything else aborts.
+ * nothing else is reported.  Device reports of the hardening options must
+ * name memory the device did write, and must come where the memory says
+ * they must: an alloc from a poisoned pool that hands out a block whose
+ * bytes are not all poison reports it once (first changed byte included),
+ * a free of a block whose redzone holds a byte the key never has (0x00,
+ * 0xff) reports the overrun once.  Anything else aborts.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +132,14 @@ struct expect {
 	const char *owner;		/* free-wrong-pool */
 	bool check_count;
 	uint64_t count;			/* destroy-busy */
+	/* Device reports (poison, redzone) this call must make about @block:
+	 * between dev_min and dev_max of kind dev_kind; any other device
+	 * report must only be sound (name memory the device wrote). */
+	bool dev_check;
+	enum dmapool_report_kind dev_kind;
+	unsigned int dev_min, dev_max;
+	const void *dev_block;
+	size_t dev_offset;		/* SIZE_MAX: not checked */
 };
 
 static struct world {
@@ -226,7 +238,7 @@ static void check_device_report(const struct dpf_report *r, struct slot *s)
 /* Compare what the last call reported with what it had to. */
 static void settle(const struct expect *e)
 {
-	unsigned int i, matched = 0;
+	unsigned int i, matched = 0, dev = 0;
 
 	for (i = 0; i < W.ncap; i++) {
 		const struct dpf_report *r = &W.cap[i];
@@ -244,6 +256,15 @@ static void settle(const struct expect *e)
 		}
 		if (r->pool && device_kind(r->kind)) {
 			check_device_report(r, s);
+			if (e->dev_check && r->kind == e->dev_kind &&
+			    r->block == e->dev_block) {
+				dpf_check(e->dev_offset == SIZE_MAX ||
+					  r->offset == e->dev_offset,
+					  "%s for %p at +%zu, the first changed byte is at +%zu",
+					  dmapool_report_kind_name(r->kind),
+					  r->block, r->offset, e->dev_offset);
+				dev++;
+			}
 			continue;
 		}
 		dpf_check(matched < e->n,
@@ -272,6 +293,10 @@ static void settle(const struct expect *e)
 	}
 	dpf_check(matched == e->n, "expected %u report(s) (mask %#x), got %u",
 		  e->n, e->kinds, matched);
+	dpf_check(!e->dev_check || (dev >= e->dev_min && dev <= e->dev_max),
+		  "%u %s report(s) for %p, expected %u to %u", dev,
+		  dmapool_report_kind_name(e->dev_kind), e->dev_block,
+		  e->dev_min, e->dev_max);
 	W.ncap = 0;
 }
 
@@ -729,6 +754,57 @@ static bool may_fail(const struct slot *s, const struct dmapool_stats *st,
 	return st->blocks_total == st->blocks_in_use;
 }
 
+/*
+ * A block fresh from a poisoned pool: the pool checked it without changing
+ * it (unless it zeroed it), so its bytes say what the check had to find.
+ * Not poison everywhere: exactly one device-write-after-free naming the
+ * block and its first changed byte; poison everywhere: none.
+ */
+static const struct expect *expect_poison(const struct slot *s,
+					  const uint8_t *v, bool zero)
+{
+	static struct expect e;
+	size_t i;
+
+	memset(&e, 0, sizeof(e));
+	if (!(s->p.flags & DMAPOOL_OPT_POISON) ||
+	    !(W.a->caps & DPF_CAP_REPORTS) || zero)
+		return &e;
+	for (i = 0; i < s->bsize && v[i] == DMAPOOL_POISON_BYTE; i++)
+		;
+	e.dev_check = true;
+	e.dev_kind = DMAPOOL_R_DEVICE_WRITE_AFTER_FREE;
+	e.dev_block = v;
+	e.dev_min = e.dev_max = i < s->bsize;
+	e.dev_offset = i;
+	return &e;
+}
+
+/*
+ * A live block about to be freed from a pool with redzones: the key bytes
+ * are never 0x00 or 0xff (harden.c), so if the device left one of those in
+ * the block's redzone the free must report exactly one device-overrun;
+ * else it may report one (the device may have changed other bytes).
+ */
+static struct expect expect_redzone(const struct slot *s, const uint8_t *v)
+{
+	struct expect e = { 0 };
+	const uint8_t *rz = v + s->bsize;
+	unsigned int i;
+
+	if (!s->p.redzone || !(W.a->caps & DPF_CAP_REPORTS))
+		return e;
+	e.dev_check = true;
+	e.dev_kind = DMAPOOL_R_DEVICE_OVERRUN;
+	e.dev_block = v;
+	e.dev_max = 1;
+	e.dev_offset = SIZE_MAX;
+	for (i = 0; i < s->p.redzone; i++)
+		if (rz[i] == 0x00 || rz[i] == 0xff)
+			e.dev_min = 1;
+	return e;
+}
+
 static bool do_alloc(struct slot *s, uint8_t mode)
 {
 	dmapool_gfp_t gfp = (mode & 2) ? DMAPOOL_GFP_NOGROW : 0;
@@ -751,7 +827,7 @@ static bool do_alloc(struct slot *s, uint8_t mode)
 	} else {
 		l.v = W.a->alloc(s->h, gfp, &l.dma);
 	}
-	settle(&NO_REPORT);
+	settle(l.v ? expect_poison(s, l.v, zero) : &NO_REPORT);
 	if (!l.v) {
 		dpf_log("  alloc %s -> NULL", s->name);
 		dpf_check(may_fail(s, &st, gfp, refused),
@@ -797,6 +873,7 @@ static void do_free(size_t i, bool by_handle)
 {
 	struct live l = W.live[i];
 	struct slot *s = &W.s[l.slot];
+	struct expect e = expect_redzone(s, l.v);
 
 	check_untouched(&l);
 	dpf_log("  free %s %p%s", s->name, (void *)l.v,
@@ -809,7 +886,7 @@ static void do_free(size_t i, bool by_handle)
 		W.a->free_block(s->h, l.blk);
 	else
 		W.a->free(s->h, l.v, l.dma);
-	settle(&NO_REPORT);
+	settle(&e);
 	ring_push(&l, s->id);
 }
 
