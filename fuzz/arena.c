@@ -75,6 +75,8 @@ void dpf_arena_reset(void)
 {
 	size_t i;
 
+	/* Every harness resets the arena to start an input. */
+	dpf_entropy_reset();
 	for (i = 0; i < nchunks; i++)
 		forget(chunks[i].va, chunks[i].len);
 	nchunks = 0;

@@ -244,6 +244,7 @@ static void one(struct dpf_in *in, int owner)
 	o.chunk_size = p.chunk_size;
 	o.redzone = p.redzone;
 	o.quarantine_max = p.quarantine_max;
+	o.seed = 0x6e0 + owner;	/* random placement, reproducibly */
 	o.report = NULL;	/* global sink: create reports have no pool */
 	dev = dpf_arena_dev(owner);
 	dpf_check(dev, "out of host memory");

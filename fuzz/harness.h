@@ -159,10 +159,12 @@ void *dpf_arena_end(void);
 /* A dmapool backend over the arena for pool instance @owner. */
 struct dmapool_dev *dpf_arena_dev(int owner);
 
-/* RCU callbacks (rcu_defer.c): run what the core queued with
+/* RCU callbacks (determinism.c): run what the core queued with
  * dp_call_rcu; returns how many ran.  Call only between steps. */
 unsigned long dpf_rcu_flush(void);
 unsigned long dpf_rcu_queued(void);
+/* The core's entropy restarts its fixed sequence (every input). */
+void dpf_entropy_reset(void);
 
 /* Host memory (hostfail.c): the @k-th malloc/calloc from now fails (0:
  * none); how many were made to fail so far. */

@@ -21,8 +21,9 @@
  * overlap (an insert that would is skipped) and all have one length (the
  * B-tree relies on that).
  *
- * After every op every mapped range must be found at its first and last
- * byte, lookups must agree with the model (the locked hot-path lookup, the
+ * After every op the B-tree passes its own structural check (sorted,
+ * balanced, filled, one entry per range), every mapped range must be found
+ * at its first and last byte, lookups must agree with the model (the locked hot-path lookup, the
  * ops table and the RCU lookup alike), a change may take no more nodes
  * than it asked for and every node is accounted for (see with_spares),
  * and once every range is removed no node may be left.
@@ -36,6 +37,10 @@
 
 #define MAX_RANGES	256
 #define MAX_KINDS	8
+
+/* The B-tree's own structural check (btree.c, for tests). */
+bool dp_btree_check(const struct dp_index *ix, size_t *entries,
+		    uint32_t *height, const char **why);
 
 struct range {
 	uint64_t start, len;
@@ -242,7 +247,16 @@ static void op_edge(struct dpf_in *in)
  * says. */
 static void check_all(void)
 {
-	size_t i;
+	size_t i, entries;
+	const char *why;
+	uint32_t height;
+
+	if (X.ix.ops == &dp_btree_ops) {
+		dpf_check(dp_btree_check(&X.ix, &entries, &height, &why),
+			  "btree: %s (height %u)", why ? why : "?", height);
+		dpf_check(entries == X.nr, "btree: %zu entries, the model %zu",
+			  entries, X.nr);
+	}
 
 	for (i = 0; i < X.nr; i++) {
 		check_lookup(X.r[i].start);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0-only
 /*
+ * What makes an input run the same way every time.
+ *
  * RCU callbacks, run in the harness's own thread.  Every fuzz executable
  * is linked with -Wl,--wrap=dp_call_rcu, so the core's deferred frees
  * (retired index nodes, chunk records) queue up here instead of going to
@@ -49,4 +51,30 @@ unsigned long dpf_rcu_flush(void)
 unsigned long dpf_rcu_queued(void)
 {
 	return queued;
+}
+
+/*
+ * The core's entropy (dp_os_random_seed: handle generations, redzone keys,
+ * random placement without a seed) comes from a fixed sequence that every
+ * input restarts (-Wl,--wrap=dp_os_random_seed), so an input takes the
+ * same path every time it runs: AFL++ sees a stable target and a finding
+ * replays exactly.
+ */
+uint64_t __wrap_dp_os_random_seed(void);
+
+static uint64_t entropy;
+
+void dpf_entropy_reset(void)
+{
+	entropy = 0;
+}
+
+uint64_t __wrap_dp_os_random_seed(void)
+{
+	/* splitmix64 */
+	uint64_t z = (entropy += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
 }
