@@ -76,12 +76,36 @@ static DP_NOINLINE void *alloc_null(void)
 	return NULL;
 }
 
+/* The locked part of a plain allocation; returns with the lock dropped. */
+static __attribute__((__always_inline__)) inline void *
+alloc_locked(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
+	     dp_irqflags_t flags)
+{
+	struct dp_chunk *c;
+	uint32_t pos;
+
+	c = dp_take_block(pool, &pos);
+	if (DP_UNLIKELY(!c))
+		return alloc_slow(pool, gfp, dma, flags);
+	dp_unlock(&pool->lock, flags);
+	return dp_hand_out(pool, c, pos, gfp, dma);
+}
+
+/* The lock was busy: wait for it here, off the fast path. */
+static DP_NOINLINE void *alloc_contended(struct dmapool *pool,
+					 dmapool_gfp_t gfp, dmapool_dma_t *dma)
+{
+	return alloc_locked(pool, gfp, dma, dp_lock(&pool->lock));
+}
+
+/*
+ * Every call below is a tail call, so the fast path makes no call that
+ * returns here and keeps its values in scratch registers.
+ */
 void *dmapool_alloc(struct dmapool *pool, dmapool_gfp_t gfp,
 		    dmapool_dma_t *dma)
 {
-	struct dp_chunk *c;
 	dp_irqflags_t flags;
-	uint32_t pos;
 
 	if (DP_UNLIKELY(!pool))
 		return alloc_null();
@@ -91,12 +115,9 @@ void *dmapool_alloc(struct dmapool *pool, dmapool_gfp_t gfp,
 			return dp_tc_alloc(pool, gfp, dma);
 		return alloc_hooked(pool, gfp, dma);
 	}
-	flags = dp_lock(&pool->lock);
-	c = dp_take_block(pool, &pos);
-	if (DP_UNLIKELY(!c))
-		return alloc_slow(pool, gfp, dma, flags);
-	dp_unlock(&pool->lock, flags);
-	return dp_hand_out(pool, c, pos, gfp, dma);
+	if (DP_UNLIKELY(!dp_trylock(&pool->lock, &flags)))
+		return alloc_contended(pool, gfp, dma);
+	return alloc_locked(pool, gfp, dma, flags);
 }
 
 void *dmapool_zalloc(struct dmapool *pool, dmapool_gfp_t gfp,
@@ -157,26 +178,16 @@ static DP_NOINLINE void free_null(void *vaddr, dmapool_dma_t dma)
 			 "dmapool_free called with a NULL pool");
 }
 
-void dmapool_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
+/* The locked part of a plain free; returns with the lock dropped. */
+static __attribute__((__always_inline__)) inline void
+free_locked(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
+	    dp_irqflags_t flags)
 {
 	const uintptr_t va = (uintptr_t)vaddr;
 	struct dp_chunk *c;
-	dp_irqflags_t flags;
 	uint32_t pos;
 	size_t off;
 
-	if (DP_UNLIKELY(!pool)) {
-		free_null(vaddr, dma);
-		return;
-	}
-	if (DP_UNLIKELY(pool->special)) {
-		if (pool->tcache)
-			dp_tc_free(pool, vaddr, dma);
-		else
-			dp_free_locked(pool, vaddr, dma);
-		return;
-	}
-	flags = dp_lock(&pool->lock);
 	/* Writers change the index under this lock: no RCU needed here. */
 	c = dp_radix_lookup(&pool->index.u.radix, va >> pool->index.page_shift);
 	/* Invariant 3: in this pool, at a block start, allocated, its dma. */
@@ -185,14 +196,14 @@ void dmapool_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 		if (DP_LIKELY(off < pool->geo.chunk_size &&
 			      dp_geo_position(&pool->geo, off, &pos) &&
 			      c->dma + off == dma)) {
-			const struct dp_geometry *g = &pool->geo;
 			size_t w = pos / 64;
 			uint64_t bit = (uint64_t)1 << (pos % 64);
 
-			/* Not special: no lock-free writer, plain reads. */
-			if (DP_LIKELY(!((&c->map[1])[w] & bit) &&
-				      !(g->held_words &&
-					(c->map[1 + g->nwords + w] & bit)))) {
+			/*
+			 * Not special: no lock-free writer, plain reads, and
+			 * no held blocks (only special pools hold blocks).
+			 */
+			if (DP_LIKELY(!((&c->map[1])[w] & bit))) {
 				dp_put_block(pool, c, pos);
 				dp_unlock(&pool->lock, flags);
 				return;
@@ -200,4 +211,93 @@ void dmapool_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 		}
 	}
 	dp_free_bad(pool, c, vaddr, dma, flags);
+}
+
+static DP_NOINLINE void free_contended(struct dmapool *pool, void *vaddr,
+				       dmapool_dma_t dma)
+{
+	free_locked(pool, vaddr, dma, dp_lock(&pool->lock));
+}
+
+static DP_NOINLINE void free_special(struct dmapool *pool, void *vaddr,
+				     dmapool_dma_t dma)
+{
+	if (pool->tcache)
+		dp_tc_free(pool, vaddr, dma);
+	else
+		dp_free_locked(pool, vaddr, dma, false);
+}
+
+/*
+ * The free fast path finds the chunk and does its arithmetic under the RCU
+ * read lock, before it takes the pool lock: the index and the chunk records
+ * are RCU-protected (writers retire them after a grace period), and on x86
+ * a locked instruction waits for everything before it, so work done first
+ * overlaps the lock's latency instead of adding to it.  Only the bitmap,
+ * which the lock guards, is read and changed under the lock.  A chunk that
+ * shrink unhooked between the lookup and the lock has every block free, so
+ * the bit test fails; every failure (and a busy lock) is judged again from
+ * scratch under the lock by free_contended(), which reports what is wrong.
+ */
+void dmapool_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
+{
+	const uintptr_t va = (uintptr_t)vaddr;
+	dp_irqflags_t flags;
+	struct dp_chunk *c;
+	uint32_t pos;
+	size_t off;
+
+	if (DP_UNLIKELY(!pool)) {
+		free_null(vaddr, dma);
+		return;
+	}
+	if (DP_UNLIKELY(pool->special)) {
+		free_special(pool, vaddr, dma);
+		return;
+	}
+	dp_rcu_read_lock();
+	c = dp_radix_lookup_rcu(&pool->index.u.radix,
+				va >> pool->index.page_shift);
+	/* Invariant 3: in this pool, at a block start, allocated, its dma. */
+	if (DP_LIKELY(c)) {
+		off = va - c->vaddr;
+		if (DP_LIKELY(off < pool->geo.chunk_size &&
+			      dp_geo_position(&pool->geo, off, &pos) &&
+			      c->dma + off == dma)) {
+			uint64_t *word = &c->map[1 + pos / 64];
+			uint64_t bit = (uint64_t)1 << (pos % 64);
+
+			if (DP_LIKELY(dp_trylock(&pool->lock, &flags))) {
+				/*
+				 * Not special: no held blocks, no lock-free
+				 * writer of the bitmap.
+				 */
+				if (DP_LIKELY(!(*word & bit))) {
+					dp_put_block(pool, c, pos);
+					dp_unlock(&pool->lock, flags);
+					dp_rcu_read_unlock();
+					return;
+				}
+				dp_unlock(&pool->lock, flags);
+			}
+		}
+	}
+	dp_rcu_read_unlock();
+	/* Busy, or wrong: judge it again, all under the lock. */
+	free_contended(pool, vaddr, dma);
+}
+
+/*
+ * dmapool_free that zeroes the block once the free is validated, before
+ * anyone can allocate it again (the kernel's init_on_free).  Through the
+ * general locked path, which bypasses the thread caches: a separate entry
+ * point, so dmapool_free pays nothing for it.
+ */
+void dmapool_free_zero(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
+{
+	if (DP_UNLIKELY(!pool)) {
+		free_null(vaddr, dma);
+		return;
+	}
+	dp_free_locked(pool, vaddr, dma, true);
 }

@@ -53,6 +53,7 @@ struct dp_chunk *dp_chunk_create(struct dmapool *pool, dmapool_gfp_t gfp)
 	c->dma = dma;
 	c->next = c->prev = NULL;
 	c->id = 0;
+	c->gen = NULL;
 	c->meta_size = dp_chunk_meta_size(g);
 	dp_chunk_init_map(c, g);
 	if (DP_UNLIKELY(pool->hooks))
@@ -233,10 +234,10 @@ bool dp_chunk_attach(struct dmapool *pool, struct dp_chunk *c,
 	id = slot_take(pool);
 	c->id = id;
 	pool->slots[id].chunk = c;
-	pool->slots[id].gen = NULL;
+	c->gen = NULL;
 	if (pool->handles) {
 		dp_gen_init(pool, gen);
-		pool->slots[id].gen = gen;
+		c->gen = gen;
 		gen = NULL;
 	}
 	ix->ops->insert(ix, c->vaddr, pool->geo.chunk_size, c);

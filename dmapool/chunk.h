@@ -24,6 +24,8 @@ struct dp_chunk {
 	struct dp_chunk *next, *prev;	/* pool->avail while a block is free */
 	uint32_t id;			/* slot in pool->slots, named by handles */
 	uint32_t spare;
+	uint16_t *gen;			/* generation per position, for handles;
+					 * NULL until the pool uses them */
 	size_t meta_size;		/* bytes of this record, for its free */
 	struct dp_rcu_head rcu;		/* freed after a grace period (shrink) */
 	uint64_t map[];			/* summary word, nwords free words,
@@ -46,9 +48,9 @@ static inline bool dp_chunk_full(const struct dp_chunk *c)
 static inline uint32_t dp_chunk_take_first(struct dp_chunk *c)
 {
 	uint64_t *words = &c->map[1];
-	size_t w = (unsigned int)__builtin_ctzll(c->map[0]);
+	size_t w = dp_os_ctz64(c->map[0]);
 	uint64_t word = words[w];
-	uint32_t b = (uint32_t)__builtin_ctzll(word);
+	uint32_t b = dp_os_ctz64(word);
 
 	word &= word - 1;
 	words[w] = word;
@@ -139,7 +141,7 @@ static inline uint32_t dp_chunk_allocated_count(const struct dp_chunk *c,
 
 		if (g->held_words)
 			busy &= ~DP_READ_ONCE(c->map[1 + g->nwords + w]);
-		n += (uint32_t)__builtin_popcountll(~busy);
+		n += dp_os_popcount64(~busy);
 	}
 	return g->blocks - n;
 }

@@ -125,7 +125,8 @@ const char *dp_geometry_init(struct dp_geometry *g, size_t size, size_t align,
 	g->nwords = (g->nbits + 63) / 64;
 	g->held_words = 0;
 	g->held_superset = false;
-	g->recip = (((uint64_t)1 << 32) + stride - 1) / stride;
+	/* ceil(2^32 / stride) without a 64-bit division (32-bit kernels). */
+	g->recip = (uint64_t)(0xffffffffu / (uint32_t)stride) + 1;
 	/* Both addresses of a chunk sit on a boundary (and on align). */
 	g->chunk_align = b > align ? b : align;
 	if (g->chunk_align < page_size)

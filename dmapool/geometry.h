@@ -95,6 +95,8 @@ static inline bool dp_geo_position(const struct dp_geometry *g, size_t off,
 static inline bool dp_geo_valid_position(const struct dp_geometry *g,
 					 uint64_t pos)
 {
+	if (DP_LIKELY(g->one_seg))
+		return pos < g->nbits;
 	return pos < g->nbits &&
 	       (pos & ((1u << g->seg_bits) - 1)) < g->per_seg;
 }

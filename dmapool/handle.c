@@ -25,7 +25,7 @@ static bool enable_handles(struct dmapool *pool, dmapool_gfp_t gfp,
 		uint32_t id;
 
 		for (id = 0; id < pool->nslots; id++)
-			if (pool->slots[id].chunk && !pool->slots[id].gen)
+			if (pool->slots[id].chunk && !pool->slots[id].chunk->gen)
 				break;
 		if (id == pool->nslots) {
 			/* Thread-cache frees read it without the lock. */
@@ -42,14 +42,14 @@ static bool enable_handles(struct dmapool *pool, dmapool_gfp_t gfp,
 			return false;
 		/* The slot may have changed hands while unlocked: look again. */
 		for (id = 0; id < pool->nslots; id++)
-			if (pool->slots[id].chunk && !pool->slots[id].gen)
+			if (pool->slots[id].chunk && !pool->slots[id].chunk->gen)
 				break;
 		if (id == pool->nslots) {
 			dp_garbage_add(gb, gen, dp_gen_bytes(pool));
 			continue;
 		}
 		dp_gen_init(pool, gen);
-		pool->slots[id].gen = gen;
+		pool->slots[id].chunk->gen = gen;
 	}
 }
 
@@ -81,82 +81,117 @@ static DP_NOINLINE struct dp_chunk *take_special(struct dmapool *pool,
 	return c;
 }
 
-struct dmapool_block dmapool_alloc_block(struct dmapool *pool,
-					 dmapool_gfp_t gfp)
+static DP_NOINLINE void *alloc_handle_null(void)
+{
+	dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0,
+			 "dmapool_alloc_handle called with a NULL pool");
+	return NULL;
+}
+
+/* The rare paths of an allocation: growth, the first handle, special pools. */
+static DP_NOINLINE void *alloc_handle_slow(struct dmapool *pool,
+					   dmapool_gfp_t gfp,
+					   dmapool_dma_t *dma,
+					   uint64_t *handle,
+					   dp_irqflags_t flags)
 {
 	struct dp_garbage gb = DP_GARBAGE_INIT;
-	struct dmapool_block blk = { NULL, 0, 0 };
-	struct dp_chunk *c = NULL;
-	dp_irqflags_t flags;
+	struct dp_chunk *c;
 	uint32_t pos = 0;
 	uint16_t gen = 0;
-	size_t off;
+
+	if (pool->handle_fast)
+		c = dp_take_block_slow(pool, gfp, &pos, &flags, &gb);
+	else
+		c = take_special(pool, gfp, &pos, &flags, &gb);
+	if (c)
+		gen = c->gen[pos];
+	dp_unlock(&pool->lock, flags);
+	dp_garbage_free(pool, &gb);
+	if (!c) {
+		*handle = 0;
+		if (dma)
+			*dma = 0;
+		return NULL;
+	}
+	*handle = dp_handle_make(c->id, pos, gen);
+	return dp_hand_out(pool, c, pos, gfp, dma);
+}
+
+static __attribute__((__always_inline__)) inline void *
+alloc_handle_locked(struct dmapool *pool, dmapool_gfp_t gfp,
+		    dmapool_dma_t *dma, uint64_t *handle, dp_irqflags_t flags)
+{
+	struct dp_chunk *c;
+	uint32_t pos;
+	uint16_t gen;
+
+	if (DP_UNLIKELY(!pool->handle_fast) ||
+	    DP_UNLIKELY(!(c = dp_take_block(pool, &pos))))
+		return alloc_handle_slow(pool, gfp, dma, handle, flags);
+	gen = c->gen[pos];
+	dp_unlock(&pool->lock, flags);
+	*handle = dp_handle_make(c->id, pos, gen);
+	return dp_hand_out(pool, c, pos, gfp, dma);
+}
+
+static DP_NOINLINE void *alloc_handle_contended(struct dmapool *pool,
+						dmapool_gfp_t gfp,
+						dmapool_dma_t *dma,
+						uint64_t *handle)
+{
+	return alloc_handle_locked(pool, gfp, dma, handle,
+				   dp_lock(&pool->lock));
+}
+
+/* Tail calls only, as in dmapool_alloc. */
+void *dmapool_alloc_handle(struct dmapool *pool, dmapool_gfp_t gfp,
+			   dmapool_dma_t *dma, uint64_t *handle)
+{
+	dp_irqflags_t flags;
 
 	if (DP_UNLIKELY(!pool)) {
-		dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0,
-				 "dmapool_alloc_block called with a NULL pool");
-		return blk;
+		*handle = 0;
+		return alloc_handle_null();
 	}
-	flags = dp_lock(&pool->lock);
-	if (DP_LIKELY(pool->handle_fast)) {
-		c = dp_take_block(pool, &pos);
-		if (DP_UNLIKELY(!c))
-			c = dp_take_block_slow(pool, gfp, &pos, &flags, &gb);
-	} else {
-		c = take_special(pool, gfp, &pos, &flags, &gb);
-	}
-	if (c)
-		gen = pool->slots[c->id].gen[pos];
-	dp_unlock(&pool->lock, flags);
-	if (DP_UNLIKELY(gb.list || gb.nodes))
-		dp_garbage_free(pool, &gb);
-	if (DP_UNLIKELY(!c))
-		return blk;
-
-	off = dp_geo_offset(&pool->geo, pos);
-	blk.vaddr = (void *)(c->vaddr + off);
-	blk.dma = c->dma + off;
-	blk.handle = dp_handle_make(c->id, pos, gen);
-	if (gfp & DMAPOOL_GFP_ZERO)
-		dp_os_memset(blk.vaddr, 0, pool->geo.size);
-	return blk;
+	if (DP_UNLIKELY(!dp_trylock(&pool->lock, &flags)))
+		return alloc_handle_contended(pool, gfp, dma, handle);
+	return alloc_handle_locked(pool, gfp, dma, handle, flags);
 }
 
 /* Fill @p for a handle that does not name a block of this pool. */
 static void bad_handle(struct dmapool *pool, struct dp_pending *p,
-		       const struct dmapool_block *blk, const char *why)
+		       void *vaddr, dmapool_dma_t dma, uint64_t h,
+		       const char *why)
 {
-	dp_report_fill(pool, p, DMAPOOL_R_BAD_HANDLE, blk->vaddr, blk->dma,
-			  why);
-	p->r.handle = blk->handle;
+	dp_report_fill(pool, p, DMAPOOL_R_BAD_HANDLE, vaddr, dma, why);
+	p->r.handle = h;
 }
 
-void dmapool_free_block(struct dmapool *pool, struct dmapool_block blk)
+/*
+ * Everything but the plain, valid free of a handle_fast pool: reports, and
+ * the frees of special pools.  Lock held on entry, released on return.
+ */
+static DP_NOINLINE void free_handle_slow(struct dmapool *pool, void *vaddr,
+					 dmapool_dma_t dma, uint64_t h,
+					 dp_irqflags_t flags)
 {
-	const uint64_t h = blk.handle;
 	const uint32_t id = (uint32_t)(h >> DP_HANDLE_POS_BITS);
 	const uint32_t pos = (uint32_t)(h & ((1u << DP_HANDLE_POS_BITS) - 1));
 	const uint16_t gen = (uint16_t)(h >> (DP_HANDLE_POS_BITS +
 					      DP_HANDLE_ID_BITS));
 	struct dp_pending p;
 	struct dp_chunk *c;
-	dp_irqflags_t flags;
 	size_t off;
 
-	if (DP_UNLIKELY(!pool)) {
-		dp_report_global(DMAPOOL_R_NULL_POOL, blk.vaddr, blk.dma,
-				 "dmapool_free_block called with a NULL pool");
-		return;
-	}
-	flags = dp_lock(&pool->lock);
-	if (DP_UNLIKELY(id >= pool->nslots || !pool->slots[id].chunk ||
-			!pool->slots[id].gen ||
-			!dp_geo_valid_position(&pool->geo, pos))) {
+	if (id >= pool->nslots || !pool->slots[id].chunk ||
+	    !pool->slots[id].chunk->gen ||
+	    !dp_geo_valid_position(&pool->geo, pos)) {
 		dp_unlock(&pool->lock, flags);
 		/* Maybe a block of another pool, handed to the wrong one. */
-		dp_report_unknown_address(pool, &p, blk.vaddr, blk.dma);
+		dp_report_unknown_address(pool, &p, vaddr, dma);
 		if (p.r.kind != DMAPOOL_R_FREE_WRONG_POOL)
-			bad_handle(pool, &p, &blk,
+			bad_handle(pool, &p, vaddr, dma, h,
 				   "handle names no block of this pool");
 		p.r.handle = h;
 		dp_report_deliver(pool, &p);
@@ -164,37 +199,32 @@ void dmapool_free_block(struct dmapool *pool, struct dmapool_block blk)
 	}
 	c = pool->slots[id].chunk;
 	off = dp_geo_offset(&pool->geo, pos);
-	if (DP_UNLIKELY(c->vaddr + off != (uintptr_t)blk.vaddr)) {
-		bad_handle(pool, &p, &blk,
+	if (c->vaddr + off != (uintptr_t)vaddr) {
+		bad_handle(pool, &p, vaddr, dma, h,
 			   "vaddr is not the block the handle names");
 		p.r.block = (const void *)(c->vaddr + off);
 		p.r.block_dma = c->dma + off;
-	} else if (DP_UNLIKELY(c->dma + off != blk.dma)) {
-		dp_report_fill(pool, &p, DMAPOOL_R_FREE_DMA_MISMATCH,
-				  blk.vaddr, blk.dma,
-				  "dma address does not belong to this block");
-		p.r.block = blk.vaddr;
+	} else if (c->dma + off != dma) {
+		dp_report_fill(pool, &p, DMAPOOL_R_FREE_DMA_MISMATCH, vaddr, dma,
+			       "dma address does not belong to this block");
+		p.r.block = vaddr;
 		p.r.block_dma = c->dma + off;
 		p.r.handle = h;
-	} else if (DP_UNLIKELY(!dp_chunk_is_allocated(c, &pool->geo, pos))) {
-		dp_report_fill(pool, &p, DMAPOOL_R_DOUBLE_FREE, blk.vaddr,
-				  blk.dma, "block is already free");
-		p.r.block = blk.vaddr;
-		p.r.block_dma = blk.dma;
+	} else if (!dp_chunk_is_allocated(c, &pool->geo, pos)) {
+		dp_report_fill(pool, &p, DMAPOOL_R_DOUBLE_FREE, vaddr, dma,
+			       "block is already free");
+		p.r.block = vaddr;
+		p.r.block_dma = dma;
 		p.r.handle = h;
-	} else if (DP_UNLIKELY(pool->slots[id].gen[pos] != gen)) {
-		dp_report_fill(pool, &p, DMAPOOL_R_STALE_HANDLE, blk.vaddr,
-				  blk.dma,
-				  "handle is from an earlier allocation of this block");
-		p.r.block = blk.vaddr;
-		p.r.block_dma = blk.dma;
+	} else if (c->gen[pos] != gen) {
+		dp_report_fill(pool, &p, DMAPOOL_R_STALE_HANDLE, vaddr, dma,
+			       "handle is from an earlier allocation of this block");
+		p.r.block = vaddr;
+		p.r.block_dma = dma;
 		p.r.handle = h;
-	} else if (DP_LIKELY(pool->handle_fast)) {
-		/* dp_put_block, knowing the generations exist. */
-		pool->slots[id].gen[pos]++;
-		if (dp_chunk_put(c, pos))
-			dp_avail_push(pool, c);
-		pool->in_use--;
+	} else if (pool->handle_fast) {
+		/* Valid after all (the fast path only declines, never judges). */
+		dp_put_block(pool, c, pos);
 		dp_unlock(&pool->lock, flags);
 		return;
 	} else if (pool->hooked) {
@@ -210,12 +240,79 @@ void dmapool_free_block(struct dmapool *pool, struct dmapool_block blk)
 			return;
 		}
 		/* A thread-cache free by address took it first. */
-		dp_report_fill(pool, &p, DMAPOOL_R_DOUBLE_FREE, blk.vaddr,
-			       blk.dma, "block is already freed and held (quarantine or cache)");
-		p.r.block = blk.vaddr;
-		p.r.block_dma = blk.dma;
+		dp_report_fill(pool, &p, DMAPOOL_R_DOUBLE_FREE, vaddr, dma,
+			       "block is already freed and held (quarantine or cache)");
+		p.r.block = vaddr;
+		p.r.block_dma = dma;
 		p.r.handle = h;
 	}
 	dp_unlock(&pool->lock, flags);
 	dp_report_deliver(pool, &p);
+}
+
+static DP_NOINLINE void free_handle_null(void *vaddr, dmapool_dma_t dma)
+{
+	dp_report_global(DMAPOOL_R_NULL_POOL, vaddr, dma,
+			 "dmapool_free_handle called with a NULL pool");
+}
+
+static __attribute__((__always_inline__)) inline void
+free_handle_locked(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
+		   uint64_t h, dp_irqflags_t flags)
+{
+	const uint32_t id = (uint32_t)(h >> DP_HANDLE_POS_BITS);
+	const uint32_t pos = (uint32_t)(h & ((1u << DP_HANDLE_POS_BITS) - 1));
+	const uint16_t gen = (uint16_t)(h >> (DP_HANDLE_POS_BITS +
+					      DP_HANDLE_ID_BITS));
+	struct dp_chunk *c;
+	uint64_t *word, bit;
+	size_t off;
+
+	/*
+	 * Invariant 3 without a lookup: the slot exists, the position holds a
+	 * block, vaddr and dma are that block's, it is allocated, and this
+	 * handle is from its current allocation.  handle_fast pools have a
+	 * generation array in every slot and no held blocks.
+	 */
+	if (DP_LIKELY(pool->handle_fast && id < pool->nslots)) {
+		c = pool->slots[id].chunk;
+		if (DP_LIKELY(c && dp_geo_valid_position(&pool->geo, pos))) {
+			off = dp_geo_offset(&pool->geo, pos);
+			word = &c->map[1 + pos / 64];
+			bit = (uint64_t)1 << (pos % 64);
+			if (DP_LIKELY(c->vaddr + off == (uintptr_t)vaddr &&
+				      c->dma + off == dma && !(*word & bit) &&
+				      c->gen[pos] == gen)) {
+				c->gen[pos] = gen + 1;
+				dp_block_to_free(pool, c, pos);
+				pool->in_use--;
+				dp_unlock(&pool->lock, flags);
+				return;
+			}
+		}
+	}
+	free_handle_slow(pool, vaddr, dma, h, flags);
+}
+
+static DP_NOINLINE void free_handle_contended(struct dmapool *pool,
+					      void *vaddr, dmapool_dma_t dma,
+					      uint64_t h)
+{
+	free_handle_locked(pool, vaddr, dma, h, dp_lock(&pool->lock));
+}
+
+void dmapool_free_handle(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
+			 uint64_t h)
+{
+	dp_irqflags_t flags;
+
+	if (DP_UNLIKELY(!pool)) {
+		free_handle_null(vaddr, dma);
+		return;
+	}
+	if (DP_UNLIKELY(!dp_trylock(&pool->lock, &flags))) {
+		free_handle_contended(pool, vaddr, dma, h);
+		return;
+	}
+	free_handle_locked(pool, vaddr, dma, h, flags);
 }

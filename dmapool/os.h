@@ -20,6 +20,10 @@
  *  void dp_lock_init(struct dp_lock *l)
  *  void dp_lock_fini(struct dp_lock *l)
  *  dp_irqflags_t dp_lock(struct dp_lock *l)
+ *  bool dp_trylock(struct dp_lock *l, dp_irqflags_t *f)   true when taken
+ *                             (the hot paths try first and take the lock
+ *                             in a separate function when it is busy, so
+ *                             they make no call that returns to them)
  *  void dp_unlock(struct dp_lock *l, dp_irqflags_t f)
  *  dp_irqflags_t dp_global_lock(void)      guards the registry of pools
  *  void dp_global_unlock(dp_irqflags_t f)
@@ -45,6 +49,8 @@
  *  uint64_t dp_os_atomic_inc(uint64_t *p)                    returns the new value
  *  uint64_t dp_os_atomic_read(const uint64_t *p)
  *  uint64_t dp_os_random_seed(void)                          any entropy source
+ *  unsigned int dp_os_popcount64(uint64_t x)                 bits set in x
+ *  unsigned int dp_os_ctz64(uint64_t x)       index of the lowest set bit; x != 0
  *
  * Atomics on shared words (kernel: READ_ONCE, WRITE_ONCE and the bitops on
  * unsigned long, which is 64 bits where the core runs):

@@ -77,7 +77,7 @@ static uint32_t select64(uint64_t x, uint32_t k)
 	x >>= 8 * b;
 	while (k--)
 		x &= x - 1;
-	return 8 * b + (uint32_t)__builtin_ctzll(x);
+	return 8 * b + dp_os_ctz64(x);
 }
 
 /* Free blocks of @c (the chunk has at least one). */
@@ -87,7 +87,7 @@ static uint32_t free_count(const struct dp_chunk *c)
 	uint32_t n = 0;
 
 	while (words) {
-		uint32_t w = (uint32_t)__builtin_ctzll(words);
+		uint32_t w = dp_os_ctz64(words);
 
 		words &= words - 1;
 		n += popcount64(c->map[1 + w]);
@@ -101,7 +101,7 @@ static uint32_t nth_free(const struct dp_chunk *c, uint32_t k)
 	uint64_t words = c->map[0];
 
 	for (;;) {
-		uint32_t w = (uint32_t)__builtin_ctzll(words);
+		uint32_t w = dp_os_ctz64(words);
 		uint64_t word = c->map[1 + w];
 		uint32_t n = popcount64(word);
 

@@ -152,8 +152,8 @@ void dmapool_destroy(struct dmapool *pool)
 	for (id = 0; id < pool->nslots; id++) {
 		struct dp_chunk *c = pool->slots[id].chunk;
 
-		if (pool->slots[id].gen)
-			dp_os_host_free(pool->slots[id].gen, dp_gen_bytes(pool));
+		if (c && c->gen)
+			dp_os_host_free(c->gen, dp_gen_bytes(pool));
 		if (c)
 			dp_chunk_destroy(pool, c,
 					 !dp_chunk_allocated_count(c, &pool->geo));
@@ -191,7 +191,7 @@ void dmapool_get_stats(const struct dmapool *cpool, struct dmapool_stats *st)
 	dp_tc_stats(pool, &cached, &cache_bytes);
 	flags = dp_lock(&pool->lock);
 	for (id = 0; id < pool->nslots; id++)
-		if (pool->slots[id].gen)
+		if (pool->slots[id].chunk && pool->slots[id].chunk->gen)
 			gens++;
 	st->blocks_in_use = pool->in_use > cached ? pool->in_use - cached : 0;
 	st->blocks_cached = cached;

@@ -8,10 +8,9 @@
 #include "index.h"
 #include "harden.h"
 
-/* What a handle names: a chunk, and its blocks' generations. */
+/* What a handle names: a chunk (its generations are in the chunk). */
 struct dp_slot {
 	struct dp_chunk *chunk;		/* NULL: slot free */
-	uint16_t *gen;			/* per position; NULL until handles */
 };
 
 struct dmapool {
@@ -200,7 +199,8 @@ static inline void *dp_hand_out(struct dmapool *pool, struct dp_chunk *c,
 void dp_free_bad(struct dmapool *pool, struct dp_chunk *c, void *vaddr,
 		 dmapool_dma_t dma, dp_irqflags_t flags);
 /* dmapool_free for pools with pool->special set, under the lock. */
-void dp_free_locked(struct dmapool *pool, void *vaddr, dmapool_dma_t dma);
+void dp_free_locked(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
+		    bool zero);
 /*
  * dp_put_block for special pools: in thread-cache pools the held bit is the
  * token that makes a block's free happen once (see tcache.c).  False when it
@@ -280,12 +280,8 @@ static inline uint64_t dp_handle_make(uint32_t id, uint32_t pos, uint16_t gen)
 static inline void dp_gen_bump(struct dmapool *pool, struct dp_chunk *c,
 			       uint32_t pos)
 {
-	if (DP_UNLIKELY(pool->handles)) {
-		uint16_t *gen = pool->slots[c->id].gen;
-
-		if (gen)
-			gen[pos]++;
-	}
+	if (DP_UNLIKELY(pool->handles) && c->gen)
+		c->gen[pos]++;
 }
 
 /*

@@ -57,8 +57,8 @@ static void unhook(struct dmapool *pool, struct dp_chunk *c,
 
 	dp_avail_del(pool, c);
 	pool->index.ops->remove(&pool->index, c->vaddr, pool->geo.chunk_size);
-	dp_garbage_add(gb, slot->gen, dp_gen_bytes(pool));
-	slot->gen = NULL;
+	dp_garbage_add(gb, c->gen, dp_gen_bytes(pool));
+	c->gen = NULL;
 	slot->chunk = NULL;
 	pool->free_slots++;
 	pool->nchunks--;

@@ -23,8 +23,11 @@ bool dp_put_special(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
 /*
  * Pools with another index, thread caches or automatic shrink: the same
  * validation as dmapool_free, through the index's ops, under the lock.
+ * @zero: clear the block once it is ours again, before the lock is dropped
+ * (dmapool_free_zero, any pool).
  */
-void dp_free_locked(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
+void dp_free_locked(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
+		    bool zero)
 {
 	const uintptr_t va = (uintptr_t)vaddr;
 	const struct dp_geometry *g = &pool->geo;
@@ -41,10 +44,15 @@ void dp_free_locked(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 		if (off < g->chunk_size && dp_geo_position(g, off, &pos) &&
 		    c->dma + off == dma && dp_chunk_is_allocated(c, g, pos)) {
 			if (pool->hooked) {
+				/* No lock-free path in hardened pools: ours. */
+				if (zero)
+					dp_os_memset(vaddr, 0, g->size);
 				dp_harden_free(pool, c, pos, flags);
 				return;
 			}
 			if (dp_put_special(pool, c, pos, &shrink)) {
+				if (zero)
+					dp_os_memset(vaddr, 0, g->size);
 				dp_unlock(&pool->lock, flags);
 				if (shrink)
 					dp_auto_shrink(pool, c);

@@ -205,7 +205,7 @@ void dp_tc_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 		dp_auto_shrink(pool, shrink);
 	return;
 locked:
-	dp_free_locked(pool, vaddr, dma);
+	dp_free_locked(pool, vaddr, dma, false);
 }
 
 /* A thread exits or the pool goes away: every cached block goes back. */

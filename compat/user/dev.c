@@ -2,7 +2,11 @@
 /*
  * Backend objects: reference counted, so a pool keeps its backend alive.
  */
+#define _GNU_SOURCE
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "dev.h"
 
@@ -40,4 +44,29 @@ void dmapool_dev_put(struct dmapool_dev *dev)
 	if (dev->ops->release)
 		dev->ops->release(dev);
 	free(dev);
+}
+
+void *dp_user_map_aligned(size_t size, size_t align)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), span;
+	uintptr_t base, start;
+	void *p;
+
+	if (align < page)
+		align = page;
+	span = size + align - page;
+	if (span < size)
+		return NULL;
+	p = mmap(NULL, span, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	/* Trim the slack on both sides of the aligned stretch. */
+	base = (uintptr_t)p;
+	start = (base + align - 1) & ~(uintptr_t)(align - 1);
+	if (start > base)
+		munmap(p, start - base);
+	if (base + span > start + size)
+		munmap((void *)(start + size), base + span - (start + size));
+	return (void *)start;
 }

@@ -13,4 +13,11 @@ struct dmapool_dev {
 	unsigned long refs;
 };
 
+/*
+ * @size bytes of fresh, zeroed, private anonymous memory whose address is a
+ * multiple of @align (a power of two): what the heap and VFIO backends hand
+ * out as chunks.  NULL on failure.
+ */
+void *dp_user_map_aligned(size_t size, size_t align);
+
 #endif /* DMAPOOL_COMPAT_USER_DEV_H */

@@ -18,36 +18,10 @@
 
 #define HEAP_DMA_OFFSET	0xd0000000000000ull
 
-/* @size bytes of fresh zeroed memory aligned to @align (a power of two). */
-static void *map_aligned(size_t size, size_t align)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), span;
-	uintptr_t base, start;
-	void *p;
-
-	if (align <= page) {
-		p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		return p == MAP_FAILED ? NULL : p;
-	}
-	span = size + align - page;
-	p = mmap(NULL, span, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	base = (uintptr_t)p;
-	start = (base + align - 1) & ~(uintptr_t)(align - 1);
-	if (start > base)
-		munmap(p, start - base);
-	if (base + span > start + size)
-		munmap((void *)(start + size), base + span - (start + size));
-	return (void *)start;
-}
-
 static int heap_alloc(struct dmapool_dev *dev, size_t size, size_t align,
 		      void **vaddr, dmapool_dma_t *dma)
 {
-	void *p = map_aligned(size, align);
+	void *p = dp_user_map_aligned(size, align);
 
 	(void)dev;
 	if (!p)

@@ -72,28 +72,6 @@ static int set_error(struct vfio_backend *b, int err, const char *fmt, ...)
 	return err;
 }
 
-/* @size bytes of fresh zeroed private memory aligned to @align. */
-static void *map_aligned(size_t size, size_t align)
-{
-	size_t span = size + align;
-	uintptr_t base, start;
-	void *p;
-
-	if (span < size)
-		return NULL;
-	p = mmap(NULL, span, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	base = (uintptr_t)p;
-	start = (base + align - 1) & ~(uintptr_t)(align - 1);
-	if (start > base)
-		munmap(p, start - base);
-	if (base + span > start + size)
-		munmap((void *)(start + size), base + span - (start + size));
-	return (void *)start;
-}
-
 static int vfio_chunk_alloc(struct dmapool_dev *dev, size_t size,
 			    size_t align, void **vaddr, dmapool_dma_t *dma)
 {
@@ -112,7 +90,7 @@ static int vfio_chunk_alloc(struct dmapool_dev *dev, size_t size,
 		pthread_mutex_unlock(&b->lock);
 		return ret;
 	}
-	p = map_aligned(len, al);
+	p = dp_user_map_aligned(len, al);
 	if (!p) {
 		ret = -ENOMEM;
 		pthread_mutex_lock(&b->lock);

@@ -61,6 +61,13 @@ static inline dp_irqflags_t dp_lock(struct dp_lock *l)
 	return 0;
 }
 
+/* Take the lock if it is free: true when taken. */
+static inline bool dp_trylock(struct dp_lock *l, dp_irqflags_t *f)
+{
+	*f = 0;
+	return !__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE);
+}
+
 static inline void dp_unlock(struct dp_lock *l, dp_irqflags_t f)
 {
 	(void)f;
@@ -108,6 +115,16 @@ static inline uint64_t dp_os_atomic_read(const uint64_t *p)
 }
 
 uint64_t dp_os_random_seed(void);
+
+static inline unsigned int dp_os_popcount64(uint64_t x)
+{
+	return (unsigned int)__builtin_popcountll(x);
+}
+
+static inline unsigned int dp_os_ctz64(uint64_t x)
+{
+	return (unsigned int)__builtin_ctzll(x);
+}
 
 /* Atomics: the GCC builtins, which TSan understands. */
 #define DP_READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)

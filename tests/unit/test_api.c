@@ -12,48 +12,15 @@
 #include <criterion/criterion.h>
 
 #include "testlib.h"
+#include "cases/zalloc.h"
 
-static const size_t api_sizes[] = { 1, 16, 24, 64, 68, 200, 256, 1000,
-				    1024, 3000, 4096, 6000 };
-
+/* Shared with the in-kernel tests. */
 Test(api, zalloc_zeroes_every_byte)
 {
-	struct dmapool_dev *dev = tl_heap();
-	size_t i, k;
+	struct tc_env *e = tl_env();
 
-	tl_reset();
-	for (i = 0; i < sizeof(api_sizes) / sizeof(api_sizes[0]); i++) {
-		struct dmapool *pool = tl_pool(dev, api_sizes[i], 0, 0);
-		struct dmapool_stats st;
-		void *v[64];
-		dmapool_dma_t d[64];
-
-		cr_assert_not_null(pool);
-		dmapool_get_stats(pool, &st);
-		/* Dirty blocks, free them, zalloc them back. */
-		for (k = 0; k < 64; k++) {
-			v[k] = dmapool_alloc(pool, 0, &d[k]);
-			cr_assert_not_null(v[k]);
-			memset(v[k], 0xa5, st.block_size);
-		}
-		for (k = 0; k < 64; k++)
-			dmapool_free(pool, v[k], d[k]);
-		for (k = 0; k < 64; k++) {
-			unsigned char *p = dmapool_zalloc(pool, 0, &d[k]);
-			size_t j;
-
-			cr_assert_not_null(p);
-			for (j = 0; j < st.block_size; j++)
-				cr_assert_eq(p[j], 0, "size %zu byte %zu",
-					     api_sizes[i], j);
-			v[k] = p;
-		}
-		for (k = 0; k < 64; k++)
-			dmapool_free(pool, v[k], d[k]);
-		dmapool_destroy(pool);
-	}
-	cr_assert_eq(tl_cap.n, 0);
-	dmapool_dev_put(dev);
+	cr_assert(tc_zalloc_all(e), "%s", e->msg);
+	tl_env_put(e);
 }
 
 Test(api, grows_across_many_chunks_and_accounts)

@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 
 #include "testlib.h"
+#include "cases/misuse.h"
 
 static struct dmapool_dev *dev;
 static struct dmapool *pool;
@@ -370,4 +371,16 @@ Test(misuse, destroy_busy_keeps_busy_chunks_only)
 		     "kept memory is still intact");
 	free(kept);	/* the test, standing in for the driver, cleans up */
 	dmapool_dev_put(tdev);
+}
+
+/* The misuse table shared with the in-kernel tests, on a fresh backend. */
+Test(misuse_table, every_row)
+{
+	struct tc_env *e = tl_env();
+	size_t i;
+
+	for (i = 0; i < TC_ARRAY_SIZE(tc_misuse_cases); i++)
+		cr_assert(tc_misuse_run(e, &tc_misuse_cases[i]), "%s: %s",
+			  tc_misuse_cases[i].name, e->msg);
+	tl_env_put(e);
 }

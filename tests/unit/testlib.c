@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 
 #include "testlib.h"
+#include "cases/tc.h"
 
 struct tl_capture tl_cap;
 
@@ -139,6 +140,23 @@ size_t tl_chunks(const struct dmapool *pool, struct tl_chunk *out, size_t max)
 dmapool_dma_t tl_heap_dma(const void *vaddr)
 {
 	return (dmapool_dma_t)(uintptr_t)vaddr + 0xd0000000000000ull;
+}
+
+struct tc_env *tl_env(void)
+{
+	struct tc_env *e = calloc(1, sizeof(*e));
+
+	cr_assert_not_null(e);
+	e->dev = tl_heap();
+	e->opts = tl_opts;
+	e->foreign_dma = tl_heap_dma;
+	return e;
+}
+
+void tl_env_put(struct tc_env *e)
+{
+	dmapool_dev_put(e->dev);
+	free(e);
 }
 
 unsigned int tl_flags(void)

@@ -61,6 +61,15 @@ size_t tl_chunks(const struct dmapool *pool, struct tl_chunk *out, size_t max);
 dmapool_dma_t tl_heap_dma(const void *vaddr);
 
 /*
+ * An environment for the cases shared with the kernel (tests/cases/): a
+ * heap backend, this run's configuration, the heap's bus addresses for
+ * foreign memory.  Put it when done.
+ */
+struct tc_env;
+struct tc_env *tl_env(void);
+void tl_env_put(struct tc_env *e);
+
+/*
  * What the run's options change about behaviour the suites check (see
  * tl_opts): the few assertions that legitimately depend on options ask
  * these instead of assuming a plain pool.

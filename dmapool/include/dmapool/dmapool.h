@@ -13,6 +13,7 @@
 #define DMAPOOL_DMAPOOL_H
 
 #ifdef __KERNEL__
+#include <linux/gfp.h>
 #include <linux/types.h>
 #else
 #include <stdbool.h>
@@ -40,8 +41,17 @@ typedef unsigned int dmapool_gfp_t;	/* gfp_t in the kernel */
  * Allocation flags (userspace meaning; the kernel shim passes gfp_t through).
  * 0 means: may grow the pool, may block.
  */
+#ifndef __KERNEL__
 #define DMAPOOL_GFP_NOGROW	0x1u	/* fail instead of taking a new chunk */
 #define DMAPOOL_GFP_ZERO	0x2u	/* zero the block (what zalloc does) */
+#else
+/*
+ * In the kernel the flags are a gfp_t: __GFP_ZERO zeroes the block, and a
+ * pool always grows, as the kernel's dma_pool does (the gfp says how).
+ */
+#define DMAPOOL_GFP_NOGROW	0u
+#define DMAPOOL_GFP_ZERO	((__force dmapool_gfp_t)__GFP_ZERO)
+#endif
 
 /* ------------------------------------------------------------------ */
 /* The contract: the kernel's dma_pool shape.                          */
@@ -78,6 +88,13 @@ DMAPOOL_API void *dmapool_zalloc(struct dmapool *pool, dmapool_gfp_t gfp,
  */
 DMAPOOL_API void dmapool_free(struct dmapool *pool, void *vaddr,
 			      dmapool_dma_t dma);
+/*
+ * The same, and the block's bytes are zeroed once the free is validated,
+ * before anyone can allocate the block again (the kernel's init_on_free).
+ * An invalid free is reported and writes nothing.
+ */
+DMAPOOL_API void dmapool_free_zero(struct dmapool *pool, void *vaddr,
+				   dmapool_dma_t dma);
 
 /* ------------------------------------------------------------------ */
 /* Reports.                                                            */
@@ -205,15 +222,43 @@ struct dmapool_block {
 	uint64_t handle;	/* opaque: chunk, block and generation */
 };
 
-DMAPOOL_API struct dmapool_block dmapool_alloc_block(struct dmapool *pool,
-						     dmapool_gfp_t gfp);
 /*
- * Free what dmapool_alloc_block returned.  The handle, vaddr and dma are all
- * checked: a handle from an earlier allocation of the same block ("stale"),
- * a second free, or a block of another pool are reported, never acted on.
+ * The handle calls with every argument in a register: a block, its dma in
+ * *dma and its handle in *handle (0 on failure).  dmapool_free_handle checks
+ * the handle, vaddr and dma: a handle from an earlier allocation of the same
+ * block ("stale"), a second free, or a block of another pool are reported,
+ * never acted on.
  */
-DMAPOOL_API void dmapool_free_block(struct dmapool *pool,
-				    struct dmapool_block blk);
+DMAPOOL_API void *dmapool_alloc_handle(struct dmapool *pool, dmapool_gfp_t gfp,
+				       dmapool_dma_t *dma, uint64_t *handle);
+DMAPOOL_API void dmapool_free_handle(struct dmapool *pool, void *vaddr,
+				     dmapool_dma_t dma, uint64_t handle);
+
+/*
+ * The same as one value.  Inline wrappers: a 24-byte struct crosses a call
+ * through memory, which costs more than the free itself.
+ */
+static inline struct dmapool_block dmapool_alloc_block(struct dmapool *pool,
+						       dmapool_gfp_t gfp)
+{
+	/* Scalars first: a 16-byte copy of two 8-byte results just stored
+	 * would stall on store forwarding. */
+	dmapool_dma_t dma = 0;
+	uint64_t handle = 0;
+	void *vaddr = dmapool_alloc_handle(pool, gfp, &dma, &handle);
+	struct dmapool_block blk;
+
+	blk.vaddr = vaddr;
+	blk.dma = vaddr ? dma : 0;
+	blk.handle = handle;
+	return blk;
+}
+
+static inline void dmapool_free_block(struct dmapool *pool,
+				      struct dmapool_block blk)
+{
+	dmapool_free_handle(pool, blk.vaddr, blk.dma, blk.handle);
+}
 
 /* ------------------------------------------------------------------ */
 /* Statistics and introspection.                                       */

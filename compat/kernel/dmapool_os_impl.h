@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: MIT OR GPL-2.0-only */
+/*
+ * Kernel side of the seam (see dmapool/os.h for the contract).
+ *
+ * Found on the module's include path instead of compat/user's, so the core
+ * files compile unchanged as kernel C.  What each primitive becomes:
+ *
+ *  lock          a spinlock taken with spin_lock_irqsave(), like the lock of
+ *                the kernel's dma_pool: alloc and free work in any context.
+ *  host memory   kvmalloc() with the caller's gfp minus __GFP_ZERO and the
+ *                zone modifiers; gfp 0 (what dmapool_create passes, and the
+ *                project's "may block") is GFP_KERNEL.  kvmalloc only falls
+ *                back to vmalloc for blocking gfp, and a vmalloc'd area is
+ *                never freed where vfree() could sleep (see os_kernel.c).
+ *  chunks        dma_alloc_coherent() on a struct device; gfp passes through
+ *                (minus __GFP_ZERO, as the kernel's pool does).
+ *  devices       struct dmapool_dev is never defined in the kernel: a
+ *                (struct dmapool_dev *) IS a (struct device *), converted by
+ *                dmapool_kdev() (<dmapool/kernel.h>).  A pool holds a
+ *                reference (get_device) for its whole life.
+ *  reports       pr_err_ratelimited() by default (os_kernel.c).
+ *  internal bugs WARN_ON(); abort-on-violation is panic() (os_kernel.c).
+ *  atomics       atomic64_t operations on the core's u64 counters;
+ *                READ_ONCE/WRITE_ONCE and the bitops on its bitmap words.
+ *  RCU           the kernel's own: rcu_read_lock(), call_rcu() (callbacks
+ *                run in softirq and only free host memory), rcu_barrier(),
+ *                synchronize_rcu().
+ *  per-thread    per-CPU objects (alloc_percpu), used with interrupts off:
+ *                dma_pool_alloc/free may run in hard interrupts, and an
+ *                interrupt on the same CPU must not find the object
+ *                half-changed.
+ *  randomness    get_random_u64().
+ */
+#ifndef DMAPOOL_OS_IMPL_H
+#define DMAPOOL_OS_IMPL_H
+
+#include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/bug.h>
+#include <linux/compiler.h>
+#include <linux/container_of.h>
+#include <linux/gfp.h>
+#include <linux/irqflags.h>
+#include <linux/limits.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/types.h>
+
+#include <dmapool/dmapool.h>
+
+#ifndef UINT64_MAX
+#define UINT64_MAX	U64_MAX
+#endif
+#ifndef UINTPTR_MAX
+#define UINTPTR_MAX	ULONG_MAX
+#endif
+
+#define DP_LIKELY(x)	likely(x)
+#define DP_UNLIKELY(x)	unlikely(x)
+#define DP_NOINLINE	noinline __cold
+
+#define DP_WARN_ON(c)	WARN_ON(c)
+#ifdef DMAPOOL_DEBUG
+#define DP_ASSERT(c)	((void)WARN_ON_ONCE(!(c)))
+#else
+#define DP_ASSERT(c)	((void)0)
+#endif
+
+/* ---- locks --------------------------------------------------------- */
+
+struct dp_lock {
+	spinlock_t lock;
+};
+typedef unsigned long dp_irqflags_t;
+
+static inline void dp_lock_init(struct dp_lock *l)
+{
+	spin_lock_init(&l->lock);
+}
+
+static inline void dp_lock_fini(struct dp_lock *l)
+{
+}
+
+static inline dp_irqflags_t dp_lock(struct dp_lock *l)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&l->lock, flags);
+	return flags;
+}
+
+/* spin_trylock_irqsave(): interrupts stay as they were when it fails. */
+static inline bool dp_trylock(struct dp_lock *l, dp_irqflags_t *flags)
+{
+	return spin_trylock_irqsave(&l->lock, *flags);
+}
+
+static inline void dp_unlock(struct dp_lock *l, dp_irqflags_t flags)
+{
+	spin_unlock_irqrestore(&l->lock, flags);
+}
+
+dp_irqflags_t dp_global_lock(void);
+void dp_global_unlock(dp_irqflags_t flags);
+
+/* ---- RCU ------------------------------------------------------------ */
+
+struct dp_rcu_head {
+	struct rcu_head rcu;
+	void (*fn)(struct dp_rcu_head *head);
+};
+
+static inline void dp_rcu_read_lock(void)
+{
+	rcu_read_lock();
+}
+
+static inline void dp_rcu_read_unlock(void)
+{
+	rcu_read_unlock();
+}
+
+/*
+ * The core reads the index under rcu_read_lock() or under the pool lock
+ * (which excludes its writers): the raw form, so that lockdep does not
+ * mistake the second for a bug.
+ */
+#define DP_RCU_DEREF(p)		rcu_dereference_raw(p)
+#define DP_RCU_ASSIGN(p, v)	rcu_assign_pointer(p, v)
+
+void dp_call_rcu(struct dp_rcu_head *head, void (*fn)(struct dp_rcu_head *));
+
+static inline void dp_rcu_barrier(void)
+{
+	rcu_barrier();
+}
+
+static inline void dp_synchronize_rcu(void)
+{
+	synchronize_rcu();
+}
+
+#define DP_CONTAINER_OF(ptr, type, member)	container_of(ptr, type, member)
+
+/* ---- per-CPU objects (the core's per-thread caches) ------------------ */
+
+struct dp_local {
+	void __percpu *objs;
+	void (*drain)(void *obj, void *arg);
+	void *arg;
+};
+typedef unsigned long dp_local_flags_t;
+
+int dp_os_local_init(struct dp_local *l, size_t size,
+		     void (*drain)(void *obj, void *arg), void *arg);
+void dp_os_local_fini(struct dp_local *l);
+void dp_os_local_for_each(struct dp_local *l, void (*fn)(void *obj, void *ctx),
+			  void *ctx);
+
+static inline void *dp_os_local_get(struct dp_local *l, dp_local_flags_t *f)
+{
+	local_irq_save(*f);
+	return this_cpu_ptr(l->objs);
+}
+
+static inline void dp_os_local_put(struct dp_local *l, dp_local_flags_t f)
+{
+	local_irq_restore(f);
+}
+
+/* ---- memory --------------------------------------------------------- */
+
+static inline size_t dp_os_page_size(void)
+{
+	return PAGE_SIZE;
+}
+
+/* The caller's gfp as the kernel's allocators want it. */
+static inline gfp_t dp_kgfp(dmapool_gfp_t gfp)
+{
+	gfp_t f = (__force gfp_t)gfp;
+
+	return f ? f & ~__GFP_ZERO : GFP_KERNEL;
+}
+
+/* Metadata never needs a DMA zone or highmem. */
+static inline gfp_t dp_host_gfp(dmapool_gfp_t gfp)
+{
+	return dp_kgfp(gfp) & ~(__GFP_DMA | __GFP_DMA32 | __GFP_HIGHMEM);
+}
+
+static inline void *dp_os_host_alloc(size_t n, dmapool_gfp_t gfp)
+{
+	return kvmalloc(n, dp_host_gfp(gfp));
+}
+
+static inline void *dp_os_host_zalloc(size_t n, dmapool_gfp_t gfp)
+{
+	return kvzalloc(n, dp_host_gfp(gfp));
+}
+
+void dp_os_host_free(void *p, size_t n);
+
+int dp_os_chunk_alloc(struct dmapool_dev *dev, size_t size, size_t align,
+		      dmapool_gfp_t gfp, void **vaddr, dmapool_dma_t *dma);
+void dp_os_chunk_free(struct dmapool_dev *dev, size_t size, void *vaddr,
+		      dmapool_dma_t dma);
+void dp_os_dev_get(struct dmapool_dev *dev);
+void dp_os_dev_put(struct dmapool_dev *dev);
+
+static inline void dp_os_memset(void *p, int c, size_t n)
+{
+	memset(p, c, n);
+}
+
+static inline void dp_os_memcpy(void *d, const void *s, size_t n)
+{
+	memcpy(d, s, n);
+}
+
+static inline void dp_os_strscpy(char *d, const char *s, size_t n)
+{
+	strscpy(d, s, n);
+}
+
+/* ---- reports -------------------------------------------------------- */
+
+void dp_os_report_default(const struct dmapool_report *r);
+void dp_os_violation_abort(const struct dmapool_report *r);
+
+/* ---- atomics and entropy -------------------------------------------- */
+
+#define DP_READ_ONCE(x)		READ_ONCE(x)
+#define DP_WRITE_ONCE(x, v)	WRITE_ONCE(x, v)
+
+/*
+ * The bitops work on unsigned long: on 64-bit that is the core's word; on a
+ * 32-bit little-endian kernel bit nr of a u64 is bit nr of two longs too.
+ */
+#if BITS_PER_LONG != 64 && defined(__BIG_ENDIAN)
+#error "dmapool's bitmap words need 64-bit longs or little endian"
+#endif
+
+static inline bool dp_os_test_and_set_bit64(uint32_t nr, uint64_t *w)
+{
+	return test_and_set_bit(nr, (unsigned long *)w);
+}
+
+static inline void dp_os_set_bit64(uint32_t nr, uint64_t *w)
+{
+	set_bit(nr, (unsigned long *)w);
+}
+
+static inline void dp_os_clear_bit64(uint32_t nr, uint64_t *w)
+{
+	clear_bit(nr, (unsigned long *)w);
+}
+
+/* The core's counters are plain u64s; atomic64_t is a u64 in a struct. */
+static inline atomic64_t *dp_atomic64(const uint64_t *p)
+{
+	BUILD_BUG_ON(sizeof(atomic64_t) != sizeof(uint64_t));
+	return (atomic64_t *)p;
+}
+
+static inline uint64_t dp_os_atomic_inc(uint64_t *p)
+{
+	return (uint64_t)atomic64_inc_return(dp_atomic64(p));
+}
+
+static inline uint64_t dp_os_atomic_read(const uint64_t *p)
+{
+	return (uint64_t)atomic64_read(dp_atomic64(p));
+}
+
+static inline uint64_t dp_os_random_seed(void)
+{
+	return get_random_u64();
+}
+
+/*
+ * The builtins would call libgcc (popcount on x86-64 without -mpopcnt, ctz
+ * on 32-bit), which the kernel does not link.
+ */
+static inline unsigned int dp_os_popcount64(uint64_t x)
+{
+	return hweight64(x);
+}
+
+static inline unsigned int dp_os_ctz64(uint64_t x)
+{
+	return __ffs64(x);
+}
+
+#endif /* DMAPOOL_OS_IMPL_H */

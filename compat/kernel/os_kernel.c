@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT OR GPL-2.0-only
+/*
+ * Kernel side of the seam, out of line: the global lock, DMA chunks on a
+ * struct device, the default report sink, abort-on-violation, and frees that
+ * must not happen in the caller's context.
+ *
+ * Deferred frees.  The core frees host memory only after dropping the pool
+ * lock, but the caller itself may be atomic (dma_pool_alloc(GFP_ATOMIC)
+ * under the driver's spinlock, or in an interrupt): vfree() may sleep there
+ * and dma_free_coherent() warns with interrupts off.  Such frees go onto a
+ * lock-free list drained by a work item.  A vmalloc'd area carries its own
+ * list node (every host allocation of the core is at least 16 bytes); a
+ * chunk needs a small record, and if even that cannot be had the chunk is
+ * leaked with a warning rather than freed in the wrong context.
+ */
+#include <linux/device.h>
+#include <linux/dma-mapping.h>
+#include <linux/export.h>
+#include <linux/llist.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/printk.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include "dmapool_os_impl.h"
+#include "dmapool_kernel_priv.h"
+
+static DEFINE_SPINLOCK(dp_global);
+
+dp_irqflags_t dp_global_lock(void)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&dp_global, flags);
+	return flags;
+}
+
+void dp_global_unlock(dp_irqflags_t flags)
+{
+	spin_unlock_irqrestore(&dp_global, flags);
+}
+
+/* ---- deferred frees ------------------------------------------------- */
+
+struct dp_chunk_rec {
+	struct llist_node node;
+	struct device *dev;
+	size_t size;
+	void *vaddr;
+	dma_addr_t dma;
+};
+
+static LLIST_HEAD(dp_vfree_list);
+static LLIST_HEAD(dp_chunk_list);
+
+static void dp_deferred_fn(struct work_struct *work)
+{
+	struct llist_node *n, *next;
+
+	llist_for_each_safe(n, next, llist_del_all(&dp_vfree_list))
+		vfree(n);
+	llist_for_each_safe(n, next, llist_del_all(&dp_chunk_list)) {
+		struct dp_chunk_rec *r = container_of(n, struct dp_chunk_rec,
+						      node);
+
+		dma_free_coherent(r->dev, r->size, r->vaddr, r->dma);
+		put_device(r->dev);
+		kfree(r);
+	}
+}
+
+static DECLARE_WORK(dp_deferred_work, dp_deferred_fn);
+
+void dp_kernel_flush_deferred(void)
+{
+	flush_work(&dp_deferred_work);
+}
+
+void dp_os_host_free(void *p, size_t n)
+{
+	if (!p)
+		return;
+	if (likely(!is_vmalloc_addr(p))) {
+		kfree(p);
+		return;
+	}
+	/* preemptible() is 0 whenever the kernel cannot tell: then defer. */
+	if (preemptible()) {
+		vfree(p);
+		return;
+	}
+	BUILD_BUG_ON(sizeof(struct llist_node) > 16);
+	llist_add((struct llist_node *)p, &dp_vfree_list);
+	schedule_work(&dp_deferred_work);
+}
+
+/* ---- RCU and per-CPU objects ---------------------------------------- */
+
+static void dp_rcu_cb(struct rcu_head *rcu)
+{
+	struct dp_rcu_head *head = container_of(rcu, struct dp_rcu_head, rcu);
+
+	head->fn(head);
+}
+
+void dp_call_rcu(struct dp_rcu_head *head, void (*fn)(struct dp_rcu_head *))
+{
+	head->fn = fn;
+	call_rcu(&head->rcu, dp_rcu_cb);
+}
+
+int dp_os_local_init(struct dp_local *l, size_t size,
+		     void (*drain)(void *obj, void *arg), void *arg)
+{
+	/* Zeroed, one per possible CPU. */
+	l->objs = __alloc_percpu(size, __alignof__(unsigned long long));
+	if (!l->objs)
+		return -ENOMEM;
+	l->drain = drain;
+	l->arg = arg;
+	return 0;
+}
+
+void dp_os_local_fini(struct dp_local *l)
+{
+	int cpu;
+
+	if (!l->objs)
+		return;
+	for_each_possible_cpu(cpu)
+		l->drain(per_cpu_ptr(l->objs, cpu), l->arg);
+	free_percpu(l->objs);
+	l->objs = NULL;
+}
+
+void dp_os_local_for_each(struct dp_local *l, void (*fn)(void *obj, void *ctx),
+			  void *ctx)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		fn(per_cpu_ptr(l->objs, cpu), ctx);
+}
+
+/* ---- DMA chunks ----------------------------------------------------- */
+
+int dp_os_chunk_alloc(struct dmapool_dev *dev, size_t size, size_t align,
+		      dmapool_gfp_t gfp, void **vaddr, dmapool_dma_t *dma)
+{
+	dma_addr_t handle;
+	void *v;
+
+	/*
+	 * dma_alloc_coherent() aligns both addresses to the allocation's
+	 * power-of-two order; the core asks for no more than that and checks
+	 * what it gets.
+	 */
+	v = dma_alloc_coherent(dmapool_kdev_of(dev), size, &handle,
+			       dp_kgfp(gfp));
+	if (!v)
+		return -ENOMEM;
+	*vaddr = v;
+	*dma = handle;
+	return 0;
+}
+
+void dp_os_chunk_free(struct dmapool_dev *dev, size_t size, void *vaddr,
+		      dmapool_dma_t dma)
+{
+	struct device *d = dmapool_kdev_of(dev);
+	struct dp_chunk_rec *r;
+
+	if (likely(!irqs_disabled() && !in_interrupt())) {
+		dma_free_coherent(d, size, vaddr, (dma_addr_t)dma);
+		return;
+	}
+	r = kmalloc(sizeof(*r), GFP_ATOMIC | __GFP_NOWARN);
+	if (!r) {
+		pr_warn_ratelimited("dmapool: leaking a %zu-byte DMA chunk: cannot free it in atomic context\n",
+				    size);
+		return;
+	}
+	r->dev = get_device(d);
+	r->size = size;
+	r->vaddr = vaddr;
+	r->dma = (dma_addr_t)dma;
+	llist_add(&r->node, &dp_chunk_list);
+	schedule_work(&dp_deferred_work);
+}
+
+void dp_os_dev_get(struct dmapool_dev *dev)
+{
+	get_device(dmapool_kdev_of(dev));
+}
+
+void dp_os_dev_put(struct dmapool_dev *dev)
+{
+	put_device(dmapool_kdev_of(dev));
+}
+
+/* ---- reports -------------------------------------------------------- */
+
+void dp_os_report_default(const struct dmapool_report *r)
+{
+	char found[3 * sizeof(r->found) + 1];
+	unsigned int i, n = 0;
+
+	found[0] = '\0';
+	for (i = 0; i < r->found_len && i < sizeof(r->found); i++)
+		n += scnprintf(found + n, sizeof(found) - n, " %02x",
+			       r->found[i]);
+	/* %p hashes addresses, as the kernel's own dma_pool messages do. */
+	pr_err_ratelimited("dmapool: %s: pool \"%s\": addr %p dma %#llx block %p (dma %#llx) +%zu%s%s%s%s count %llu: %s\n",
+			   dmapool_report_kind_name(r->kind), r->pool_name,
+			   r->addr, (unsigned long long)r->dma, r->block,
+			   (unsigned long long)r->block_dma, r->offset,
+			   r->found_len ? " found" : "", found,
+			   r->owner_name ? " owner " : "",
+			   r->owner_name ? r->owner_name : "",
+			   (unsigned long long)r->count,
+			   r->detail ? r->detail : "");
+}
+
+/*
+ * A pool created with DMAPOOL_OPT_ABORT_ON_VIOLATION asked to stop the
+ * world on misuse (fuzzing, bring-up): panic, after the report is out.
+ */
+void dp_os_violation_abort(const struct dmapool_report *r)
+{
+	panic("dmapool: %s in pool \"%s\" (abort-on-violation)\n",
+	      dmapool_report_kind_name(r->kind), r->pool_name);
+}
+
+/* ---- the public API, for other modules ------------------------------ */
+
+EXPORT_SYMBOL(dmapool_create);
+EXPORT_SYMBOL(dmapool_create_opts);
+EXPORT_SYMBOL(dmapool_opts_init);
+EXPORT_SYMBOL(dmapool_destroy);
+EXPORT_SYMBOL(dmapool_alloc);
+EXPORT_SYMBOL(dmapool_zalloc);
+EXPORT_SYMBOL(dmapool_free);
+EXPORT_SYMBOL(dmapool_free_zero);
+EXPORT_SYMBOL(dmapool_alloc_handle);
+EXPORT_SYMBOL(dmapool_free_handle);
+EXPORT_SYMBOL(dmapool_get_stats);
+EXPORT_SYMBOL(dmapool_shrink);
+EXPORT_SYMBOL(dmapool_quiesce);
+EXPORT_SYMBOL(dmapool_walk_chunks);
+EXPORT_SYMBOL(dmapool_report_kind_name);
+EXPORT_SYMBOL(dmapool_set_report_handler);
+EXPORT_SYMBOL(dmapool_global_violations);

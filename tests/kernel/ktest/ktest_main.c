@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT OR GPL-2.0-only
+/*
+ * dmapool_ktest: dmapool's behavioural tests inside a real kernel.
+ *
+ * Loading the module runs everything once and prints a verdict per test and
+ * a summary line (see ktest.h); it stays loaded until rmmod, which does
+ * nothing more.  Parameters:
+ *   hostile_div=N  run the hostile-device cases with 1/N of their userspace
+ *                  steps (default 4: a TCG guest is slow)
+ *   bench_reps=N   timed repetitions per benchmark cell, median taken
+ *                  (default 3; 0 skips the benchmark)
+ */
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "ktest.h"
+#include "cases/tc.h"
+
+int kt_hostile_div = 4;
+module_param_named(hostile_div, kt_hostile_div, int, 0444);
+MODULE_PARM_DESC(hostile_div, "divide the hostile cases' steps by this");
+int kt_bench_reps = 3;
+module_param_named(bench_reps, kt_bench_reps, int, 0444);
+MODULE_PARM_DESC(bench_reps, "benchmark repetitions (median); 0 = no benchmark");
+
+struct device *kt_dev;
+static unsigned int kt_passed, kt_failed;
+
+void kt_result(const char *name, bool ok, const char *why)
+{
+	if (ok) {
+		kt_passed++;
+		pr_info(KT_PFX "PASS %s\n", name);
+	} else {
+		kt_failed++;
+		pr_err(KT_PFX "FAIL %s: %s\n", name, why && *why ? why : "?");
+	}
+}
+
+void kt_fail(const char *name, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	kt_result(name, false, why);
+}
+
+struct tc_env *kt_env(void)
+{
+	struct tc_env *e = kzalloc(sizeof(*e), GFP_KERNEL);
+
+	if (e)
+		e->dev = dmapool_kdev(kt_dev);
+	return e;
+}
+
+struct kt_device {
+	struct device dev;
+	u64 dma_mask;
+};
+
+static void kt_dev_release(struct device *dev)
+{
+	kfree(container_of(dev, struct kt_device, dev));
+}
+
+struct device *kt_dev_new(const char *name)
+{
+	struct kt_device *k = kzalloc(sizeof(*k), GFP_KERNEL);
+
+	if (!k)
+		return NULL;
+	device_initialize(&k->dev);
+	k->dev.release = kt_dev_release;
+	k->dev.dma_mask = &k->dma_mask;
+	if (dev_set_name(&k->dev, "%s", name) || device_add(&k->dev)) {
+		put_device(&k->dev);
+		return NULL;
+	}
+	if (dma_set_mask_and_coherent(&k->dev, DMA_BIT_MASK(64))) {
+		kt_dev_del(&k->dev);
+		return NULL;
+	}
+	return &k->dev;
+}
+
+void kt_dev_del(struct device *dev)
+{
+	device_del(dev);
+	put_device(dev);
+}
+
+static int __init kt_init(void)
+{
+	pr_info(KT_PFX "INFO start: hostile_div=%d bench_reps=%d init_on_alloc=%d init_on_free=%d\n",
+		kt_hostile_div, kt_bench_reps, want_init_on_alloc(0),
+		want_init_on_free());
+	kt_dev = kt_dev_new("dmapool-ktest");
+	if (!kt_dev) {
+		kt_fail("setup", "cannot register the test device");
+	} else {
+		kt_run_shared();
+		kt_run_dropin();
+		if (KT_IN_TREE)
+			pr_info(KT_PFX "INFO no benchmark: in this kernel dma_pool is dmapool\n");
+		else if (kt_bench_reps > 0)
+			kt_run_bench();
+		kt_dev_del(kt_dev);
+	}
+	pr_info(KT_PFX "INFO %u passed, %u failed\n", kt_passed, kt_failed);
+	pr_info("DMAPOOL-KTEST SUMMARY: %s\n",
+		kt_failed || !kt_passed ? "FAIL" : "PASS");
+	return 0;
+}
+
+static void __exit kt_exit(void)
+{
+}
+
+module_init(kt_init);
+module_exit(kt_exit);
+MODULE_DESCRIPTION("dmapool tests in a real kernel");
+MODULE_LICENSE("Dual MIT/GPL");
