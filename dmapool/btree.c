@@ -47,14 +47,24 @@ struct bt_ent {
 	void *ptr;
 };
 
+/*
+ * A writer keeps one of these on its stack and reuses it level by level, so
+ * it is sized to the most it ever holds: a full node plus one entry (an
+ * insert, or a child that split), or an underflowing node (fewer than
+ * BT_MIN entries) merged with a sibling.  Kernel stacks are small, and
+ * under KASAN every local grows redzones: no second buffer, no copies.
+ */
+#define BT_BUF_MAX	(BT_SLOTS + BT_MIN)
+
 struct bt_buf {
 	uint32_t n;
-	struct bt_ent e[2 * BT_SLOTS + 2];
+	struct bt_ent e[BT_BUF_MAX];
 };
 
 _Static_assert(sizeof(struct dp_bt_node) <= BT_NODE_BYTES,
 	       "a B-tree node fits its allocation");
 _Static_assert(BT_MIN >= 2, "nodes hold at least two entries");
+_Static_assert(BT_SLOTS < 256, "a path's entry index fits a byte");
 
 static struct dp_bt_node *untag(const void *p)
 {
@@ -137,6 +147,7 @@ static void retire(struct dp_index *ix, void *tagged)
 	dp_index_node_retire(ix, &untag(tagged)->rcu, node_free_rcu);
 }
 
+/* Append @n's entries to @b. */
 static void buf_load(struct bt_buf *b, const struct dp_bt_node *n)
 {
 	uint32_t i, cnt = node_count(n);
@@ -146,6 +157,20 @@ static void buf_load(struct bt_buf *b, const struct dp_bt_node *n)
 		b->e[b->n].ptr = n->slot[i];
 		b->n++;
 	}
+}
+
+/* Put @n's entries in front of @b's. */
+static void buf_load_front(struct bt_buf *b, const struct dp_bt_node *n)
+{
+	uint32_t i, cnt = node_count(n);
+
+	for (i = b->n; i > 0; i--)
+		b->e[i - 1 + cnt] = b->e[i - 1];
+	for (i = 0; i < cnt; i++) {
+		b->e[i].key = n->key[i];
+		b->e[i].ptr = n->slot[i];
+	}
+	b->n += cnt;
 }
 
 static void buf_insert(struct bt_buf *b, uint32_t at, uintptr_t key, void *ptr)
@@ -205,15 +230,16 @@ static uint32_t build(struct dp_index *ix, const struct bt_buf *b, bool leaf,
 }
 
 /*
- * Root to leaf: the nodes (tagged) and the entry taken in each, and the
- * siblings a remove folded in.  All are retired only once the new root is
- * published: until then readers can reach them.
+ * Root to leaf: the nodes (tagged) and the entry taken in each, and how
+ * many levels, from the leaf up, a remove folded a sibling into.  All of
+ * them are retired only once the new root is published: until then readers
+ * can reach them.  The siblings are not kept: the old parents still name
+ * them (old nodes never change), which keeps this off the stack.
  */
 struct bt_path {
 	uint32_t depth, nsib;
 	void *node[BT_MAX_HEIGHT];
-	uint32_t idx[BT_MAX_HEIGHT];
-	void *sib[BT_MAX_HEIGHT];
+	uint8_t idx[BT_MAX_HEIGHT];
 };
 
 static void walk(const struct dp_btree *t, uintptr_t key, struct bt_path *p)
@@ -228,7 +254,7 @@ static void walk(const struct dp_btree *t, uintptr_t key, struct bt_path *p)
 		if (i < 0)
 			i = 0;		/* below every key: the first child */
 		p->node[p->depth] = cur;
-		p->idx[p->depth] = (uint32_t)i;
+		p->idx[p->depth] = (uint8_t)i;
 		p->depth++;
 		if (is_leaf(cur) || DP_WARN_ON(p->depth == BT_MAX_HEIGHT))
 			return;
@@ -239,7 +265,7 @@ static void walk(const struct dp_btree *t, uintptr_t key, struct bt_path *p)
 /*
  * Replace the old nodes of @p from level @level up with what @b becomes,
  * then publish the new root.  @b holds the new entries of the node at
- * @level.
+ * @level; once built into nodes it is refilled with the parent's entries.
  */
 static void rebuild_up(struct dp_index *ix, struct bt_path *p, uint32_t level,
 		       struct bt_buf *b)
@@ -249,38 +275,40 @@ static void rebuild_up(struct dp_index *ix, struct bt_path *p, uint32_t level,
 	uint32_t n;
 
 	for (;;) {
-		bool leaf = level == p->depth - 1;
-		struct bt_buf up = { 0 };
-
-		n = build(ix, b, leaf, out);
+		n = build(ix, b, level == p->depth - 1, out);
 		if (!level)
 			break;
 		level--;
-		buf_load(&up, untag(p->node[level]));
-		up.e[p->idx[level]] = out[0];
+		b->n = 0;
+		buf_load(b, untag(p->node[level]));
+		b->e[p->idx[level]] = out[0];
 		if (n == 2)
-			buf_insert(&up, p->idx[level] + 1, out[1].key, out[1].ptr);
-		*b = up;
+			buf_insert(b, p->idx[level] + 1u, out[1].key, out[1].ptr);
 	}
 	if (n == 2) {
-		struct bt_buf top = { 0 };
-
-		buf_insert(&top, 0, out[0].key, out[0].ptr);
-		buf_insert(&top, 1, out[1].key, out[1].ptr);
-		out[0].ptr = node_make(ix, top.e, 2, false);
+		/* The root split: a new root above the two halves. */
+		out[0].ptr = node_make(ix, out, 2, false);
 		t->height++;
 	}
 	DP_RCU_ASSIGN(t->root, out[0].ptr);
+}
+
+/* The sibling a remove merges the node at @level (> 0) of @p with. */
+static void *sibling(const struct bt_path *p, uint32_t level)
+{
+	uint32_t pi = p->idx[level - 1];
+
+	return untag(p->node[level - 1])->slot[pi ? pi - 1 : pi + 1];
 }
 
 static void retire_path(struct dp_index *ix, const struct bt_path *p)
 {
 	uint32_t i;
 
+	for (i = 0; i < p->nsib; i++)
+		retire(ix, sibling(p, p->depth - 1 - i));
 	for (i = 0; i < p->depth; i++)
 		retire(ix, p->node[i]);
-	for (i = 0; i < p->nsib; i++)
-		retire(ix, p->sib[i]);
 }
 
 static void bt_insert(struct dp_index *ix, uintptr_t start, size_t len,
@@ -316,37 +344,36 @@ static void bt_insert(struct dp_index *ix, uintptr_t start, size_t len,
 /*
  * The node at @level of @p would hold the @b entries, too few: take in a
  * sibling's.  The parent's entries then lose one (merge) or keep both
- * (rebalance); returns the parent's new entries in @b.
+ * (rebalance); returns the parent's new entries in @b.  Kept out of
+ * bt_remove so that its locals do not add to bt_remove's frame.
  */
-static void fix_underflow(struct dp_index *ix, struct bt_path *p,
-			  uint32_t level, struct bt_buf *b)
+static DP_NOINLINE void fix_underflow(struct dp_index *ix,
+				      struct bt_path *p, uint32_t level,
+				      struct bt_buf *b)
 {
 	const struct dp_bt_node *parent = untag(p->node[level - 1]);
 	uint32_t pi = p->idx[level - 1];
 	uint32_t si = pi ? pi - 1 : pi + 1, first = pi < si ? pi : si;
 	bool leaf = level == p->depth - 1;
-	void *sib = parent->slot[si];
-	struct bt_buf both = { 0 }, up = { 0 };
+	void *sib = sibling(p, level);
 	struct bt_ent out[2];
-	uint32_t n, i;
+	uint32_t n;
 
-	if (si < pi) {
-		buf_load(&both, untag(sib));
-		for (i = 0; i < b->n; i++)
-			both.e[both.n++] = b->e[i];
-	} else {
-		both = *b;
-		buf_load(&both, untag(sib));
-	}
-	n = build(ix, &both, leaf, out);
-	p->sib[p->nsib++] = sib;
+	/* Fewer than BT_MIN entries and a sibling's: within BT_BUF_MAX. */
+	if (si < pi)
+		buf_load_front(b, untag(sib));
+	else
+		buf_load(b, untag(sib));
+	n = build(ix, b, leaf, out);
+	/* Levels are fixed from the leaf up, one after the other. */
+	p->nsib++;
 
-	buf_load(&up, parent);
-	buf_delete(&up, first);
-	up.e[first] = out[0];
+	b->n = 0;
+	buf_load(b, parent);
+	buf_delete(b, first);
+	b->e[first] = out[0];
 	if (n == 2)
-		buf_insert(&up, first + 1, out[1].key, out[1].ptr);
-	*b = up;
+		buf_insert(b, first + 1, out[1].key, out[1].ptr);
 }
 
 static void bt_remove(struct dp_index *ix, uintptr_t start, size_t len)
