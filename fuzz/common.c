@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT OR GPL-2.0-only
+/*
+ * What every harness shares: the failure path, tracing, and the contract's
+ * verdict on a create (which pools must be refused, which must work).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#ifdef DPF_UBSAN_SUPP
+/*
+ * UBSan's defaults in the libFuzzer builds: stop at the first report, but
+ * not at liburcu's own misaligned reader access, which its header inlines
+ * into the core (tests/ubsan.supp says why; the unit suites use the same
+ * file).  Suppressions only apply to recoverable checks, so alignment is
+ * built recoverable and halt_on_error makes every other report fatal.
+ */
+const char *__ubsan_default_options(void);
+
+const char *__ubsan_default_options(void)
+{
+	return "halt_on_error=1:print_stacktrace=1:suppressions=" DPF_UBSAN_SUPP;
+}
+#endif
+
+bool dpf_trace;
+const char *dpf_where = "";
+unsigned long dpf_step;
+
+void dpf_env_init(void)
+{
+	static bool done;
+	const char *t;
+
+	if (done)
+		return;
+	done = true;
+	t = getenv("DPF_TRACE");
+	dpf_trace = t && *t && strcmp(t, "0");
+}
+
+void dpf_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "dpf: INVARIANT VIOLATED in %s, step %lu: ", dpf_where,
+		dpf_step);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+	abort();
+}
+
+void dpf_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!dpf_trace)
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/*
+ * The contract on dmapool_create: the kernel's geometry rules (size not 0,
+ * align a power of two, boundary 0 or a power of two no smaller than the
+ * block), and a build may refuse options it does not have, alone or
+ * together (both probed by the adapter, see struct dpf_features).
+ */
+enum dpf_verdict dpf_judge(const struct dpf_params *p,
+			   const struct dpf_features *f, bool opts,
+			   size_t page, size_t *esize)
+{
+	size_t size = p->size, align = p->align ? p->align : 1;
+	size_t base, b, stride;
+	enum dpf_verdict v = DPF_MUST_WORK;
+	uint32_t want;
+	unsigned int i;
+
+	*esize = 0;
+	/* The kernel refuses sizes above INT_MAX too. */
+	if (!size || size > 0x7fffffff || !dpf_is_pow2(align))
+		return DPF_MUST_FAIL;
+	if (size < page / 4096)
+		size = page / 4096;
+	size = dpf_align_up(size, align);
+	*esize = size;
+	if (p->boundary && (p->boundary < size || !dpf_is_pow2(p->boundary)))
+		return DPF_MUST_FAIL;
+	if (!opts)
+		return DPF_MUST_WORK;
+	if (p->flags & ~f->opt_flags)
+		v = DPF_MAY_FAIL;
+	if (p->index >= 32 || !(f->index_kinds & (1u << p->index)))
+		v = DPF_MAY_FAIL;
+	if (p->redzone) {
+		if (!f->redzone)
+			v = DPF_MAY_FAIL;
+		/* A block and its redzone must fit the device's boundary. */
+		base = dpf_pow2_ceil(size > page ? size : page);
+		b = p->boundary && p->boundary < base ? p->boundary : base;
+		stride = dpf_align_up(size + p->redzone, align);
+		if (p->boundary && stride > b)
+			v = DPF_MAY_FAIL;
+	}
+	if ((p->flags & DMAPOOL_OPT_QUARANTINE) && !p->quarantine_max)
+		v = DPF_MAY_FAIL;
+	/* Options the build refuses together (a pair the probe saw fail). */
+	want = p->flags | (p->redzone ? 1u << DPF_FEAT_REDZONE : 0);
+	for (i = 0; i < 32; i++)
+		if (((want >> i) & 1) && (want & ~f->pair_ok[i]))
+			v = DPF_MAY_FAIL;
+	return v;
+}
