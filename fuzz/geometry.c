@@ -391,19 +391,5 @@ int dpf_geometry_run(const uint8_t *data, size_t size)
 }
 
 #ifndef DPF_NO_ENTRY
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	geometry_init();
-	return 0;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	return dpf_geometry_run(data, size);
-}
+DPF_FUZZ_ENTRY(geometry_init, dpf_geometry_run)
 #endif

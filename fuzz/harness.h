@@ -275,4 +275,24 @@ int dpf_ops_run(const struct dpf_adapter *a, const uint8_t *data,
 int dpf_geometry_run(const uint8_t *data, size_t size);
 int dpf_index_run(const uint8_t *data, size_t size);
 
+/*
+ * The libFuzzer entry points (AFL++'s driver calls the same two) of a
+ * harness set up once by init() that runs one input with run(data, size).
+ * Replay builds define DPF_NO_ENTRY and call the run function themselves.
+ */
+#define DPF_FUZZ_ENTRY(init, run)					\
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);	\
+	int LLVMFuzzerInitialize(int *argc, char ***argv);		\
+	int LLVMFuzzerInitialize(int *argc, char ***argv)		\
+	{								\
+		(void)argc;						\
+		(void)argv;						\
+		init();							\
+		return 0;						\
+	}								\
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)	\
+	{								\
+		return run(data, size);					\
+	}
+
 #endif /* DPF_HARNESS_H */

@@ -334,19 +334,5 @@ int dpf_index_run(const uint8_t *data, size_t size)
 }
 
 #ifndef DPF_NO_ENTRY
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	index_init();
-	return 0;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	return dpf_index_run(data, size);
-}
+DPF_FUZZ_ENTRY(index_init, dpf_index_run)
 #endif
