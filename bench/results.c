@@ -81,6 +81,21 @@ double median(double *v, unsigned int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+void cell_from_samples(struct cell *c, const double *samples, unsigned int n)
+{
+	double v[64];
+	unsigned int i;
+
+	if (n > 64)
+		n = 64;
+	for (i = 0; i < n; i++)
+		v[i] = samples[i];
+	c->value = median(v, n);	/* sorts v */
+	c->min = n ? v[0] : NAN;
+	c->max = n ? v[n - 1] : NAN;
+	c->set = !isnan(c->value);
+}
+
 #define NAME_W	22
 #define CELL_W	16
 

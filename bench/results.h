@@ -48,6 +48,8 @@ void table_csv(const struct table *t, FILE *csv);
 
 /* Median of @n values (sorted in place). */
 double median(double *v, unsigned int n);
+/* A cell from n samples (n <= 64): median, min, max; unset when empty. */
+void cell_from_samples(struct cell *c, const double *samples, unsigned int n);
 
 /* The icount table: callgrind children for every case and subject. */
 int bench_icount(const struct bench_cfg *cfg, struct table *t, FILE *out);

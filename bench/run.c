@@ -153,7 +153,7 @@ static double run_rounds(struct ctx *x, const struct subject *s,
 static void shape_workload(struct ctx *x, struct table *t, bool shuffled)
 {
 	const struct bench_cfg *cfg = x->cfg;
-	double samples[RES_MAX_ROWS][64], v[64];
+	double samples[RES_MAX_ROWS][64];
 	unsigned int si, i, rep, r, col;
 
 	t->reps = cfg->reps;
@@ -178,16 +178,8 @@ static void shape_workload(struct ctx *x, struct table *t, bool shuffled)
 			}
 			progress(x, '.');
 		}
-		for (r = 0; r < t->nrows; r++) {
-			struct cell *c = &t->c[r][col];
-
-			for (rep = 0; rep < cfg->reps && rep < 64; rep++)
-				v[rep] = samples[r][rep];
-			c->value = median(v, rep);
-			c->min = v[0];
-			c->max = v[rep - 1];
-			c->set = !isnan(c->value);
-		}
+		for (r = 0; r < t->nrows; r++)
+			cell_from_samples(&t->c[r][col], samples[r], rep);
 		free(order);
 		free(sl);
 	}
@@ -240,7 +232,7 @@ static void churn_workload(struct ctx *x, struct table *t)
 {
 	const struct bench_cfg *cfg = x->cfg;
 	const size_t live = cfg->churn_live;
-	double samples[RES_MAX_ROWS][64], v[64];
+	double samples[RES_MAX_ROWS][64];
 	struct slot *sl = calloc(live, sizeof(*sl));
 	uint32_t *idx = permutation(live);
 	unsigned int i, r, rep, col;
@@ -274,16 +266,8 @@ static void churn_workload(struct ctx *x, struct table *t)
 		}
 		progress(x, '.');
 	}
-	for (r = 0; r < t->nrows; r++) {
-		struct cell *c = &t->c[r][col];
-
-		for (rep = 0; rep < cfg->reps && rep < 64; rep++)
-			v[rep] = samples[r][rep];
-		c->value = median(v, rep);
-		c->min = v[0];
-		c->max = v[rep - 1];
-		c->set = !isnan(c->value);
-	}
+	for (r = 0; r < t->nrows; r++)
+		cell_from_samples(&t->c[r][col], samples[r], rep);
 	table_ratios(t);
 	free(idx);
 	free(sl);
@@ -352,7 +336,7 @@ static double run_threads(struct ctx *x, const struct subject *s,
 static void threads_workload(struct ctx *x, struct table *t)
 {
 	const struct bench_cfg *cfg = x->cfg;
-	double samples[RES_MAX_ROWS][2][64], v[64];
+	double samples[RES_MAX_ROWS][2][64];
 	struct slot *sl = calloc(2 * cfg->thr_blocks, sizeof(*sl));
 	static const struct shape sh = { "64/64/0", 64, 64, 0 };
 	unsigned int i, r, rep, k, col[2];
@@ -377,16 +361,8 @@ static void threads_workload(struct ctx *x, struct table *t)
 		progress(x, '.');
 	}
 	for (r = 0; r < t->nrows; r++)
-		for (k = 0; k < 2; k++) {
-			struct cell *c = &t->c[r][col[k]];
-
-			for (rep = 0; rep < cfg->reps && rep < 64; rep++)
-				v[rep] = samples[r][k][rep];
-			c->value = median(v, rep);
-			c->min = v[0];
-			c->max = v[rep - 1];
-			c->set = !isnan(c->value);
-		}
+		for (k = 0; k < 2; k++)
+			cell_from_samples(&t->c[r][col[k]], samples[r][k], rep);
 	table_ratios(t);
 	free(sl);
 }
