@@ -6,12 +6,13 @@
  * bench/baselines/).
  *
  * Every harness is one source file with an entry point
- *   int dpf_<name>_one(const uint8_t *data, size_t size);
- * that runs one input and returns 0, or aborts through dpf_fail() when an
- * invariant broke.  The drivers turn that into a fuzzer target:
- * driver_afl.c (AFL++ persistent mode, shared-memory input), libFuzzer's own
- * main (LLVMFuzzerTestOneInput, defined by the harness unless
- * DPF_NO_ENTRY), and driver_replay.c (files on the command line).
+ *   int dpf_<name>_run(const uint8_t *data, size_t size);
+ * (dpf_ops_run also takes the adapter) that runs one input and returns 0,
+ * or aborts through dpf_fail() when an invariant broke.  The drivers turn
+ * that into a fuzzer target: driver_afl.c (AFL++ persistent mode,
+ * shared-memory input), libFuzzer's own main (LLVMFuzzerTestOneInput,
+ * defined by the harness with DPF_FUZZ_ENTRY unless DPF_NO_ENTRY), and
+ * driver_replay.c (files on the command line).
  */
 #ifndef DPF_HARNESS_H
 #define DPF_HARNESS_H
