@@ -301,3 +301,31 @@ void dmapool_free_zero(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 	}
 	dp_free_locked(pool, vaddr, dma, true);
 }
+
+/* Until the data path does them in one pass: one block at a time. */
+unsigned int dmapool_alloc_bulk(struct dmapool *pool, dmapool_gfp_t gfp,
+				unsigned int n, void **vaddrs,
+				dmapool_dma_t *dmas)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		vaddrs[i] = dmapool_alloc(pool, gfp, &dmas[i]);
+		if (!vaddrs[i])
+			break;
+	}
+	if (i == n)
+		return n;
+	while (i--)
+		dmapool_free(pool, vaddrs[i], dmas[i]);
+	return 0;
+}
+
+void dmapool_free_bulk(struct dmapool *pool, unsigned int n,
+		       void *const *vaddrs, const dmapool_dma_t *dmas)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		dmapool_free(pool, vaddrs[i], dmas[i]);
+}

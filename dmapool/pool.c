@@ -38,6 +38,8 @@ static const char *check_opts(const struct dmapool_opts *o)
 	for (i = 0; i < sizeof(o->reserved) / sizeof(o->reserved[0]); i++)
 		if (o->reserved[i])
 			return "reserved option fields must be zero";
+	if (o->reserved32)
+		return "reserved option fields must be zero";
 	if (o->flags & ~DP_SUPPORTED_FLAGS)
 		return "option flags not supported by this build";
 	return dp_harden_check_opts(o);

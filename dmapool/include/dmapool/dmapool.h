@@ -96,6 +96,19 @@ DMAPOOL_API void dmapool_free(struct dmapool *pool, void *vaddr,
 DMAPOOL_API void dmapool_free_zero(struct dmapool *pool, void *vaddr,
 				   dmapool_dma_t dma);
 
+/*
+ * Bulk calls.  dmapool_alloc_bulk() hands out all @n blocks or none: it
+ * returns @n with vaddrs[i] and dmas[i] filled, or 0 with nothing taken.
+ * dmapool_free_bulk() validates each entry like dmapool_free(): a bad one is
+ * reported and skipped, the others are freed.
+ */
+DMAPOOL_API unsigned int dmapool_alloc_bulk(struct dmapool *pool,
+					    dmapool_gfp_t gfp, unsigned int n,
+					    void **vaddrs, dmapool_dma_t *dmas);
+DMAPOOL_API void dmapool_free_bulk(struct dmapool *pool, unsigned int n,
+				   void *const *vaddrs,
+				   const dmapool_dma_t *dmas);
+
 /* ------------------------------------------------------------------ */
 /* Reports.                                                            */
 
@@ -181,9 +194,17 @@ enum dmapool_index_kind {
 #define DMAPOOL_OPT_QUARANTINE		0x0004u /* delay reuse until quiesce */
 #define DMAPOOL_OPT_SCRUB		0x0008u /* zero blocks on free */
 #define DMAPOOL_OPT_RANDOM		0x0010u /* randomized placement */
-#define DMAPOOL_OPT_THREAD_CACHE	0x0020u /* per-thread magazines */
+#define DMAPOOL_OPT_THREAD_CACHE	0x0020u /* accepted, no effect: every pool
+						 * is owned per thread (per CPU in
+						 * the kernel) unless SHARED */
 #define DMAPOOL_OPT_AUTO_SHRINK		0x0040u /* release empty chunks beyond
 						 * reserve_chunks on free */
+#define DMAPOOL_OPT_SHARED		0x0080u /* one set of chunks for all
+						 * threads, under the pool lock:
+						 * least memory, no scaling */
+#define DMAPOOL_OPT_POISON_SAMPLED	0x0100u /* cheap poison: the head of
+						 * every freed block, the whole
+						 * block 1 in opts.poison_sample */
 
 struct dmapool_opts {
 	unsigned int flags;		/* DMAPOOL_OPT_* */
@@ -201,7 +222,11 @@ struct dmapool_opts {
 	uint64_t seed;			/* for DMAPOOL_OPT_RANDOM; 0 = any */
 	dmapool_report_fn report;	/* NULL = the global sink */
 	void *report_ctx;
-	uint64_t reserved[4];		/* must be zero */
+	unsigned int poison_sample;	/* DMAPOOL_OPT_POISON_SAMPLED: 1 in N
+					 * freed blocks is poisoned and checked
+					 * whole; 0 = 64 */
+	unsigned int reserved32;	/* must be zero */
+	uint64_t reserved[3];		/* must be zero */
 };
 
 /* Fill @o with the defaults (what dmapool_create uses). */
