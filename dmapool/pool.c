@@ -176,7 +176,7 @@ void dmapool_destroy(struct dmapool *pool)
 	dp_os_host_free(pool, sizeof(*pool));
 }
 
-void dmapool_get_stats(const struct dmapool *cpool, struct dmapool_stats *st)
+static void get_stats(const struct dmapool *cpool, struct dmapool_stats *st)
 {
 	/* The lock is the only thing a reader changes. */
 	struct dmapool *pool = (struct dmapool *)cpool;
@@ -236,4 +236,24 @@ void dmapool_walk_chunks(const struct dmapool *cpool, dmapool_chunk_fn fn,
 			fn((void *)c->vaddr, c->dma, pool->geo.chunk_size, ctx);
 	}
 	dp_unlock(&pool->lock, flags);
+}
+
+void dmapool_get_stats_size(const struct dmapool *pool,
+			    struct dmapool_stats *st, size_t size)
+{
+	struct dmapool_stats full;
+
+	if (!st)
+		return;
+	get_stats(pool, &full);
+	if (size > sizeof(full)) {
+		dp_os_memset((char *)st + sizeof(full), 0, size - sizeof(full));
+		size = sizeof(full);
+	}
+	dp_os_memcpy(st, &full, size);
+}
+
+unsigned int dmapool_version(void)
+{
+	return DMAPOOL_VERSION;
 }

@@ -31,6 +31,14 @@ extern "C" {
 #define DMAPOOL_API
 #endif
 
+/* The version of this header; dmapool_version() is the library's. */
+#define DMAPOOL_VERSION_MAJOR	0
+#define DMAPOOL_VERSION_MINOR	2
+#define DMAPOOL_VERSION_PATCH	0
+#define DMAPOOL_VERSION		(DMAPOOL_VERSION_MAJOR << 16 | \
+				 DMAPOOL_VERSION_MINOR << 8 | \
+				 DMAPOOL_VERSION_PATCH)
+
 struct dmapool;			/* opaque */
 struct dmapool_dev;		/* where DMA memory comes from */
 
@@ -127,6 +135,8 @@ enum dmapool_report_kind {
 	DMAPOOL_R_DEVICE_OVERRUN,	/* "device-overrun" */
 	DMAPOOL_R_KINDS
 };
+/* Room for report kinds in struct dmapool_stats (kinds may be added). */
+#define DMAPOOL_R_KINDS_MAX	32
 
 /* Everything known about one detected problem. */
 struct dmapool_report {
@@ -292,7 +302,7 @@ struct dmapool_stats {
 	uint64_t blocks_in_use, blocks_total, chunks;
 	uint64_t dma_bytes, meta_bytes;	/* device memory held; host metadata */
 	uint64_t violations;		/* all reports so far, any kind */
-	uint64_t by_kind[DMAPOOL_R_KINDS]; /* reports per kind */
+	uint64_t by_kind[DMAPOOL_R_KINDS_MAX]; /* reports per kind */
 	uint64_t block_size;		/* size after rounding to align */
 	uint64_t stride;		/* distance between block starts */
 	uint64_t chunk_size;		/* bytes per chunk */
@@ -305,8 +315,22 @@ struct dmapool_stats {
 					 * thread is allocating or freeing */
 };
 
-DMAPOOL_API void dmapool_get_stats(const struct dmapool *pool,
-				   struct dmapool_stats *st);
+/*
+ * Fill the first @size bytes of @st (fields a newer header added beyond what
+ * this library knows are zeroed).  New fields are only ever appended, so a
+ * program built against an older header keeps working with a newer library.
+ */
+DMAPOOL_API void dmapool_get_stats_size(const struct dmapool *pool,
+					struct dmapool_stats *st, size_t size);
+
+static inline void dmapool_get_stats(const struct dmapool *pool,
+				     struct dmapool_stats *st)
+{
+	dmapool_get_stats_size(pool, st, sizeof(*st));
+}
+
+/* DMAPOOL_VERSION of the library the program runs with. */
+DMAPOOL_API unsigned int dmapool_version(void);
 
 /*
  * Give empty chunks back to the backend, keeping opts.reserve_chunks of
@@ -349,6 +373,17 @@ struct dmapool_dev_ops {
 			   dmapool_dma_t dma, size_t size);
 	void (*release)(struct dmapool_dev *dev);	/* last put; may be NULL */
 };
+
+/*
+ * Memory the caller already mapped for the device (a hugepage, a DPDK memzone
+ * or SPDK buffer, an existing VFIO mapping): [vaddr, vaddr + size) at bus
+ * address dma.  Chunks are carved from it and go back to it, never to the
+ * system; when it is exhausted, growth fails cleanly (dmapool_alloc returns
+ * NULL).  The memory must outlive the dev.
+ */
+DMAPOOL_API struct dmapool_dev *dmapool_dev_region(void *vaddr,
+						   dmapool_dma_t dma,
+						   size_t size);
 
 /* A backend of your own: @ops must outlive the dev. */
 DMAPOOL_API struct dmapool_dev *dmapool_dev_new(const struct dmapool_dev_ops *ops,
