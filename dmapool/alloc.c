@@ -1,331 +1,300 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0-only
 /*
- * The data path: alloc and free by address.
+ * Allocation.
  *
- * Alloc takes the first free position of the first chunk on the avail list;
- * free finds the chunk through the index, turns the address into a position
- * with arithmetic, and validates everything (invariant 3) before it flips a
- * bit.  Neither reads or writes the block itself: the state is out of line.
- * Growth and every error path live in separate cold functions, so the hot
- * paths stay short and keep few registers.
+ * The fast path: the caller's heap (one TLS load in userspace, this CPU's
+ * in the kernel), the first chunk with a free block, find-first-set in its
+ * free map, a plain store of the block's new state word.  No lock, no
+ * atomic, nothing another context writes.  Pools whose allocations have
+ * steps (poison checks, randomized placement, the shared heap) keep their
+ * chunks on a list the fast path does not look at, so it costs them one
+ * failed test.
+ *
+ * The slow path, in order: enter the heap (create one, or adopt a heap an
+ * exited thread left; a context that cannot have one uses the shared heap
+ * under the pool lock), take a block (first free, or random), else refill
+ * (quarantined blocks whose epoch passed, blocks other contexts freed,
+ * kept empty chunks), else grow (supply.c, with nothing pinned or locked),
+ * then the alloc-side byte check (poison) once the block is the caller's.
  */
-#include "pool.h"
+#include "datapath.h"
 
-struct dp_chunk *dp_take_block_slow(struct dmapool *pool, dmapool_gfp_t gfp,
-				    uint32_t *pos, dp_irqflags_t *flags,
-				    struct dp_garbage *gb)
+static DP_NOINLINE void *alloc_null(const char *what)
 {
-	struct dp_chunk *c;
-
-	if (gfp & DMAPOOL_GFP_NOGROW)
-		return NULL;
-	dp_unlock(&pool->lock, *flags);
-	c = dp_chunk_create(pool, gfp);
-	*flags = dp_lock(&pool->lock);
-	if (!c || !dp_chunk_attach(pool, c, gfp, flags, gb))
-		return NULL;
-	/* Another thread may have freed a block meanwhile: any will do. */
-	return dp_take_block_any(pool, pos);
-}
-
-/* No free block: grow (lock held on entry, released on return). */
-static DP_NOINLINE void *alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
-				    dmapool_dma_t *dma, dp_irqflags_t flags)
-{
-	struct dp_garbage gb = DP_GARBAGE_INIT;
-	struct dp_chunk *c;
-	uint32_t pos;
-
-	c = dp_take_block_slow(pool, gfp, &pos, &flags, &gb);
-	dp_unlock(&pool->lock, flags);
-	dp_garbage_free(pool, &gb);
-	return c ? dp_hand_out(pool, c, pos, gfp, dma) : NULL;
-}
-
-/*
- * Pools with hardening options: random placement, and a poison check of the
- * block once it is ours (unlocked).  Not cold: such pools live here.
- */
-static __attribute__((__noinline__)) void *alloc_hooked(struct dmapool *pool,
-						    dmapool_gfp_t gfp,
-						    dmapool_dma_t *dma)
-{
-	struct dp_garbage gb = DP_GARBAGE_INIT;
-	dp_irqflags_t flags;
-	struct dp_chunk *c;
-	uint32_t pos;
-
-	flags = dp_lock(&pool->lock);
-	c = dp_take_block_any(pool, &pos);
-	if (DP_UNLIKELY(!c))
-		c = dp_take_block_slow(pool, gfp, &pos, &flags, &gb);
-	dp_unlock(&pool->lock, flags);
-	if (DP_UNLIKELY(gb.list || gb.nodes))
-		dp_garbage_free(pool, &gb);
-	if (DP_UNLIKELY(!c))
-		return NULL;
-	if (pool->hooks & DMAPOOL_OPT_POISON)
-		dp_harden_alloc_check(pool, c, pos);
-	return dp_hand_out(pool, c, pos, gfp, dma);
-}
-
-static DP_NOINLINE void *alloc_null(void)
-{
-	dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0,
-			 "dmapool_alloc called with a NULL pool");
+	dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0, what);
 	return NULL;
 }
 
-/* The locked part of a plain allocation; returns with the lock dropped. */
-static __attribute__((__always_inline__)) inline void *
-alloc_locked(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
-	     dp_irqflags_t flags)
+void *dp_zero_block(void *vaddr, size_t size)
 {
-	struct dp_chunk *c;
-	uint32_t pos;
-
-	c = dp_take_block(pool, &pos);
-	if (DP_UNLIKELY(!c))
-		return alloc_slow(pool, gfp, dma, flags);
-	dp_unlock(&pool->lock, flags);
-	return dp_hand_out(pool, c, pos, gfp, dma);
+	dp_os_memset(vaddr, 0, size);
+	return vaddr;
 }
 
-/* The lock was busy: wait for it here, off the fast path. */
-static DP_NOINLINE void *alloc_contended(struct dmapool *pool,
-					 dmapool_gfp_t gfp, dmapool_dma_t *dma)
+/* ---- contexts ----------------------------------------------------------- */
+
+static struct dp_heap *heap_new(struct dmapool *pool, dmapool_gfp_t gfp)
 {
-	return alloc_locked(pool, gfp, dma, dp_lock(&pool->lock));
+	struct dp_heap *h = dp_os_host_zalloc(sizeof(*h), gfp);
+
+	if (!h)
+		return NULL;
+	dp_heap_init(h, pool, DP_OWNER_ORPHAN);
+	if (dp_heap_ring_alloc(h, gfp)) {
+		dp_os_host_free(h, sizeof(*h));
+		return NULL;
+	}
+	return h;
+}
+
+/* An orphan, made this context's; pinned, lock not held. */
+static struct dp_heap *adopt(struct dmapool *pool, dp_owner_t tok)
+{
+	struct dp_heap *h;
+	dp_irqflags_t flags;
+
+	if (!DP_READ_ONCE(pool->orphans))
+		return NULL;
+	flags = dp_lock(&pool->lock);
+	h = pool->orphans;
+	if (h) {
+		DP_WRITE_ONCE(pool->orphans, h->onext);
+		h->onext = NULL;
+		dp_heap_set_owner(h, tok, NULL);
+	}
+	dp_unlock(&pool->lock, flags);
+	return h;
 }
 
 /*
- * Every call below is a tail call, so the fast path makes no call that
- * returns here and keeps its values in scratch registers.
+ * @h (linked in the pool) goes to the orphans: the pool lock owns it now,
+ * and frees of its blocks take that lock instead of the remote path.  What
+ * other contexts freed to it until now comes back first.
  */
+static void orphan(struct dmapool *pool, struct dp_heap *h)
+{
+	struct dp_chunk *release = NULL;
+	dp_irqflags_t flags = dp_lock(&pool->lock);
+
+	dp_heap_set_owner(h, DP_OWNER_ORPHAN, &release);
+	dp_heap_refill(h, &release);
+	h->onext = pool->orphans;
+	DP_WRITE_ONCE(pool->orphans, h);
+	dp_unlock(&pool->lock, flags);
+	dp_supply_release(pool, release, true);
+}
+
+void dp_heap_orphan(void *heap, void *arg)
+{
+	orphan(arg, heap);
+}
+
+/* This context has no heap in @pool: find or make one; pinned on return. */
+static struct dp_heap *heap_create(struct dmapool *pool, dmapool_gfp_t gfp,
+				   struct dp_ctx *x)
+{
+	struct dp_heap *h = adopt(pool, x->tok), *fresh;
+	dp_irqflags_t flags;
+
+	if (!h) {
+		dp_owner_unpin(&pool->owners, x->pin);
+		fresh = heap_new(pool, gfp);
+		x->tok = dp_owner_pin(&pool->owners, &x->pin);
+		/* Another CPU now, or an interrupt made one meanwhile. */
+		h = dp_owner_heap(&pool->owners);
+		if (h || !fresh) {
+			if (fresh) {
+				dp_heap_ring_free(fresh);
+				dp_os_host_free(fresh, sizeof(*fresh));
+			}
+			return h;
+		}
+		h = fresh;
+		flags = dp_lock(&pool->lock);
+		h->pnext = pool->heaps;
+		pool->heaps = h;
+		dp_heap_set_owner(h, x->tok, NULL);
+		dp_unlock(&pool->lock, flags);
+	}
+	if (!dp_owner_set_heap(&pool->owners, h)) {
+		orphan(pool, h);
+		return NULL;
+	}
+	return h;
+}
+
+void dp_ctx_enter(struct dmapool *pool, dmapool_gfp_t gfp, struct dp_ctx *x)
+{
+	x->locked = false;
+	x->tok = dp_owner_pin(&pool->owners, &x->pin);
+	if (!(pool->steps & DP_STEP_SHARED)) {
+		x->h = dp_owner_heap(&pool->owners);
+		if (!x->h)
+			x->h = heap_create(pool, gfp, x);
+		if (x->h)
+			return;
+	}
+	dp_owner_unpin(&pool->owners, x->pin);
+	x->flags = dp_lock(&pool->lock);
+	x->locked = true;
+	x->h = &pool->shared;
+}
+
+void dp_ctx_exit(struct dmapool *pool, struct dp_ctx *x)
+{
+	if (x->locked)
+		dp_unlock(&pool->lock, x->flags);
+	else
+		dp_owner_unpin(&pool->owners, x->pin);
+}
+
+/* ---- the slow path ------------------------------------------------------ */
+
+/* No free block in the heap: a new chunk, with nothing pinned or locked. */
+static bool grow(struct dmapool *pool, dmapool_gfp_t gfp, struct dp_ctx *x)
+{
+	struct dp_chunk *c;
+
+	dp_ctx_exit(pool, x);
+	c = (gfp & DMAPOOL_GFP_NOGROW) ? NULL : dp_supply_grow(pool, gfp);
+	if (c && (pool->steps & (DP_STEP_POISON | DP_STEP_SAMPLED |
+				 DP_STEP_REDZONE)))
+		dp_harden_chunk_init(pool, c);
+	dp_ctx_enter(pool, gfp, x);
+	if (!c)
+		return false;
+	dp_heap_adopt_chunk(x->h, c);
+	return true;
+}
+
+void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
+		    dmapool_dma_t *dma, uint64_t *handle)
+{
+	struct dp_chunk *c = NULL, *release = NULL;
+	struct dp_pending rep;
+	struct dp_ctx x;
+	uint32_t pos, before, st;
+	bool bad = false;
+	void *vaddr;
+
+	dp_ctx_enter(pool, gfp, &x);
+	while (!dp_heap_take(x.h, &c, &pos)) {
+		if (dp_heap_refill(x.h, &release))
+			continue;
+		if (!grow(pool, gfp, &x)) {
+			dp_ctx_exit(pool, &x);
+			if (release)
+				dp_supply_release(pool, release,
+						  !dp_os_gfp_may_block(gfp));
+			if (dma)
+				*dma = 0;
+			if (handle)
+				*handle = 0;
+			return NULL;
+		}
+	}
+	before = DP_READ_ONCE(c->st[pos]);
+	st = dp_state_alloc(c, pos);
+	dp_ctx_exit(pool, &x);
+	if (release)
+		dp_supply_release(pool, release, !dp_os_gfp_may_block(gfp));
+	if (pool->steps & (DP_STEP_POISON | DP_STEP_SAMPLED))
+		bad = dp_harden_alloc_check(pool, c, pos, before, &rep);
+	if (handle)
+		*handle = dp_handle_make(c->id, pos, st);
+	vaddr = dp_hand_out(pool, c, pos, gfp, dma);
+	if (bad)
+		dp_report_deliver(pool, &rep);
+	return vaddr;
+}
+
+/* ---- the fast path ------------------------------------------------------ */
+
+/*
+ * The fast path takes the lowest free block of the heap's staged word
+ * (heap.h): a find-first-set in a word the heap points at, no chunk list,
+ * no summary.  Staging the next word is the slow path's.
+ */
+static inline __attribute__((always_inline)) void *
+alloc_one(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
+	  uint64_t *handle)
+{
+	struct dp_heap *h;
+	struct dp_chunk *c;
+	uint64_t *wp, word;
+	uint32_t pos, st;
+	size_t off;
+	dp_pin_t pin;
+
+	dp_owner_pin(&pool->owners, &pin);
+	h = dp_owner_heap_fast(&pool->owners);
+	if (DP_UNLIKELY(!h || !(word = *(wp = h->wp)))) {
+		dp_owner_unpin(&pool->owners, pin);
+		return dp_alloc_slow(pool, gfp, dma, handle);
+	}
+	*wp = word & (word - 1);
+	pos = h->base + dp_os_ctz64(word);
+	c = h->cur;
+	st = dp_state_alloc(c, pos);
+	dp_owner_unpin(&pool->owners, pin);
+	if (handle)
+		*handle = dp_handle_make(c->id, pos, st);
+	/* Fast-path pools are one segment per chunk: off = pos * stride. */
+	off = (size_t)pos * pool->geo.stride;
+	if (dma)
+		*dma = c->dma + off;
+	if (DP_UNLIKELY(gfp & DMAPOOL_GFP_ZERO))
+		return dp_zero_block((void *)(c->vaddr + off), pool->geo.size);
+	return (void *)(c->vaddr + off);
+}
+
 void *dmapool_alloc(struct dmapool *pool, dmapool_gfp_t gfp,
 		    dmapool_dma_t *dma)
 {
-	dp_irqflags_t flags;
-
 	if (DP_UNLIKELY(!pool))
-		return alloc_null();
-	/* One test for every pool that leaves the fast path. */
-	if (DP_UNLIKELY(pool->alloc_special)) {
-		if (pool->tcache)
-			return dp_tc_alloc(pool, gfp, dma);
-		return alloc_hooked(pool, gfp, dma);
-	}
-	if (DP_UNLIKELY(!dp_trylock(&pool->lock, &flags)))
-		return alloc_contended(pool, gfp, dma);
-	return alloc_locked(pool, gfp, dma, flags);
+		return alloc_null("dmapool_alloc called with a NULL pool");
+	return alloc_one(pool, gfp, dma, NULL);
 }
 
 void *dmapool_zalloc(struct dmapool *pool, dmapool_gfp_t gfp,
 		     dmapool_dma_t *dma)
 {
-	return dmapool_alloc(pool, gfp | DMAPOOL_GFP_ZERO, dma);
+	if (DP_UNLIKELY(!pool))
+		return alloc_null("dmapool_zalloc called with a NULL pool");
+	return alloc_one(pool, gfp | DMAPOOL_GFP_ZERO, dma, NULL);
 }
 
-DP_NOINLINE void dp_free_bad(struct dmapool *pool, struct dp_chunk *c,
-			     void *vaddr, dmapool_dma_t dma,
-			     dp_irqflags_t flags)
-{
-	const struct dp_geometry *g = &pool->geo;
-	const uintptr_t va = (uintptr_t)vaddr;
-	struct dp_pending p;
-	size_t off, seg, in, slot, start;
-	uint32_t pos;
-
-	/* The index maps whole pages; a chunk may end inside its last one. */
-	if (!c || va - c->vaddr >= g->chunk_size) {
-		dp_unlock(&pool->lock, flags);
-		dp_report_unknown_address(pool, &p, vaddr, dma);
-		dp_report_deliver(pool, &p);
-		return;
-	}
-	off = va - c->vaddr;
-	if (!dp_geo_position(g, off, &pos)) {
-		dp_report_fill(pool, &p, DMAPOOL_R_FREE_NOT_BLOCK, vaddr, dma,
-			       "address is inside the pool but not at a block start");
-		seg = g->one_seg ? 0 : off >> g->seg_shift;
-		in = off - (seg << g->seg_shift);
-		slot = in / g->stride;
-		if (slot < g->per_seg) {
-			start = (seg << g->seg_shift) + slot * g->stride;
-			p.r.block = (const void *)(c->vaddr + start);
-			p.r.block_dma = c->dma + start;
-			p.r.offset = off - start;
-		}
-	} else if (!dp_chunk_is_allocated(c, g, pos)) {
-		dp_report_fill(pool, &p, DMAPOOL_R_DOUBLE_FREE, vaddr, dma,
-			       dp_chunk_is_free(c, pos) ? "block is already free" :
-			       "block is already freed and held (quarantine or cache)");
-		p.r.block = vaddr;
-		p.r.block_dma = c->dma + off;
-	} else {
-		dp_report_fill(pool, &p, DMAPOOL_R_FREE_DMA_MISMATCH, vaddr, dma,
-			       "dma address does not belong to this block");
-		p.r.block = vaddr;
-		p.r.block_dma = c->dma + off;
-	}
-	dp_unlock(&pool->lock, flags);
-	dp_report_deliver(pool, &p);
-}
-
-static DP_NOINLINE void free_null(void *vaddr, dmapool_dma_t dma)
-{
-	dp_report_global(DMAPOOL_R_NULL_POOL, vaddr, dma,
-			 "dmapool_free called with a NULL pool");
-}
-
-/* The locked part of a plain free; returns with the lock dropped. */
-static __attribute__((__always_inline__)) inline void
-free_locked(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
-	    dp_irqflags_t flags)
-{
-	const uintptr_t va = (uintptr_t)vaddr;
-	struct dp_chunk *c;
-	uint32_t pos;
-	size_t off;
-
-	/* Writers change the index under this lock: no RCU needed here. */
-	c = dp_radix_lookup(&pool->index.u.radix, va >> pool->index.page_shift);
-	/* Invariant 3: in this pool, at a block start, allocated, its dma. */
-	if (DP_LIKELY(c)) {
-		off = va - c->vaddr;
-		if (DP_LIKELY(off < pool->geo.chunk_size &&
-			      dp_geo_position(&pool->geo, off, &pos) &&
-			      c->dma + off == dma)) {
-			size_t w = pos / 64;
-			uint64_t bit = (uint64_t)1 << (pos % 64);
-
-			/*
-			 * Not special: no lock-free writer, plain reads, and
-			 * no held blocks (only special pools hold blocks).
-			 */
-			if (DP_LIKELY(!((&c->map[1])[w] & bit))) {
-				dp_put_block(pool, c, pos);
-				dp_unlock(&pool->lock, flags);
-				return;
-			}
-		}
-	}
-	dp_free_bad(pool, c, vaddr, dma, flags);
-}
-
-static DP_NOINLINE void free_contended(struct dmapool *pool, void *vaddr,
-				       dmapool_dma_t dma)
-{
-	free_locked(pool, vaddr, dma, dp_lock(&pool->lock));
-}
-
-static DP_NOINLINE void free_special(struct dmapool *pool, void *vaddr,
-				     dmapool_dma_t dma)
-{
-	if (pool->tcache)
-		dp_tc_free(pool, vaddr, dma);
-	else
-		dp_free_locked(pool, vaddr, dma, false);
-}
-
-/*
- * The free fast path finds the chunk and does its arithmetic under the RCU
- * read lock, before it takes the pool lock: the index and the chunk records
- * are RCU-protected (writers retire them after a grace period), and on x86
- * a locked instruction waits for everything before it, so work done first
- * overlaps the lock's latency instead of adding to it.  Only the bitmap,
- * which the lock guards, is read and changed under the lock.  A chunk that
- * shrink unhooked between the lookup and the lock has every block free, so
- * the bit test fails; every failure (and a busy lock) is judged again from
- * scratch under the lock by free_contended(), which reports what is wrong.
- */
-void dmapool_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
-{
-	const uintptr_t va = (uintptr_t)vaddr;
-	dp_irqflags_t flags;
-	struct dp_chunk *c;
-	uint32_t pos;
-	size_t off;
-
-	if (DP_UNLIKELY(!pool)) {
-		free_null(vaddr, dma);
-		return;
-	}
-	if (DP_UNLIKELY(pool->special)) {
-		free_special(pool, vaddr, dma);
-		return;
-	}
-	dp_rcu_read_lock();
-	c = dp_radix_lookup_rcu(&pool->index.u.radix,
-				va >> pool->index.page_shift);
-	/* Invariant 3: in this pool, at a block start, allocated, its dma. */
-	if (DP_LIKELY(c)) {
-		off = va - c->vaddr;
-		if (DP_LIKELY(off < pool->geo.chunk_size &&
-			      dp_geo_position(&pool->geo, off, &pos) &&
-			      c->dma + off == dma)) {
-			uint64_t *word = &c->map[1 + pos / 64];
-			uint64_t bit = (uint64_t)1 << (pos % 64);
-
-			if (DP_LIKELY(dp_trylock(&pool->lock, &flags))) {
-				/*
-				 * Not special: no held blocks, no lock-free
-				 * writer of the bitmap.
-				 */
-				if (DP_LIKELY(!(*word & bit))) {
-					dp_put_block(pool, c, pos);
-					dp_unlock(&pool->lock, flags);
-					dp_rcu_read_unlock();
-					return;
-				}
-				dp_unlock(&pool->lock, flags);
-			}
-		}
-	}
-	dp_rcu_read_unlock();
-	/* Busy, or wrong: judge it again, all under the lock. */
-	free_contended(pool, vaddr, dma);
-}
-
-/*
- * dmapool_free that zeroes the block once the free is validated, before
- * anyone can allocate it again (the kernel's init_on_free).  Through the
- * general locked path, which bypasses the thread caches: a separate entry
- * point, so dmapool_free pays nothing for it.
- */
-void dmapool_free_zero(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
+void *dmapool_alloc_handle(struct dmapool *pool, dmapool_gfp_t gfp,
+			   dmapool_dma_t *dma, uint64_t *handle)
 {
 	if (DP_UNLIKELY(!pool)) {
-		free_null(vaddr, dma);
-		return;
+		*handle = 0;
+		return alloc_null("dmapool_alloc_handle called with a NULL pool");
 	}
-	dp_free_locked(pool, vaddr, dma, true);
+	return alloc_one(pool, gfp, dma, handle);
 }
 
-/* Until the data path does them in one pass: one block at a time. */
 unsigned int dmapool_alloc_bulk(struct dmapool *pool, dmapool_gfp_t gfp,
 				unsigned int n, void **vaddrs,
 				dmapool_dma_t *dmas)
 {
 	unsigned int i;
 
+	if (DP_UNLIKELY(!pool)) {
+		alloc_null("dmapool_alloc_bulk called with a NULL pool");
+		return 0;
+	}
 	for (i = 0; i < n; i++) {
-		vaddrs[i] = dmapool_alloc(pool, gfp, &dmas[i]);
-		if (!vaddrs[i])
+		vaddrs[i] = alloc_one(pool, gfp, &dmas[i], NULL);
+		if (DP_UNLIKELY(!vaddrs[i]))
 			break;
 	}
-	if (i == n)
+	if (DP_LIKELY(i == n))
 		return n;
-	while (i--)
+	/* All or none: the ones taken go back. */
+	while (i--) {
 		dmapool_free(pool, vaddrs[i], dmas[i]);
+		vaddrs[i] = NULL;
+	}
 	return 0;
-}
-
-void dmapool_free_bulk(struct dmapool *pool, unsigned int n,
-		       void *const *vaddrs, const dmapool_dma_t *dmas)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		dmapool_free(pool, vaddrs[i], dmas[i]);
 }

@@ -112,7 +112,7 @@ static struct dp_chunk *bt_lookup(const struct dp_index *ix, uintptr_t addr)
 			return NULL;
 		if (is_leaf(p))
 			return addr - n->key[i] < DP_READ_ONCE(t->len) ?
-			       n->slot[i] : NULL;
+			       DP_RCU_DEREF(n->slot[i]) : NULL;
 		p = DP_RCU_DEREF(n->slot[i]);
 	}
 	return NULL;
@@ -414,6 +414,32 @@ static void bt_remove(struct dp_index *ix, uintptr_t start, size_t len)
 	retire_path(ix, &p);
 }
 
+/*
+ * Unmap a range in place, with no node: the leaf entry keeps its key and
+ * points at nothing (one store, which a reader sees before or after), so a
+ * free that empties a chunk can release it without allocating.  The entry
+ * is removed for real (bt_remove) before a range with that start is added
+ * again; until then it only costs a slot.
+ */
+static void bt_clear(struct dp_index *ix, uintptr_t start, size_t len)
+{
+	struct dp_btree *t = &ix->u.btree;
+	struct dp_bt_node *leaf;
+	struct bt_path p;
+	uint32_t i;
+
+	if (!t->root)
+		return;
+	walk(t, start, &p);
+	leaf = untag(p.node[p.depth - 1]);
+	for (i = 0; i < BT_SLOTS && leaf->key[i] != BT_NONE; i++)
+		if (leaf->key[i] == start) {
+			DP_WRITE_ONCE(leaf->slot[i], NULL);
+			return;
+		}
+	DP_WARN_ON(1);
+}
+
 static void destroy_node(struct dp_index *ix, void *tagged)
 {
 	struct dp_bt_node *n = untag(tagged);
@@ -523,6 +549,8 @@ const struct dp_index_ops dp_btree_ops = {
 	.remove_nodes_needed = bt_remove_nodes_needed,
 	.insert = bt_insert,
 	.remove = bt_remove,
+	.clear = bt_clear,
+	.clear_keeps_entry = true,
 	.lookup = bt_lookup,
 	.destroy = bt_destroy,
 };

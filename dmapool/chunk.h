@@ -1,153 +1,98 @@
 /* SPDX-License-Identifier: MIT OR GPL-2.0-only */
 /*
- * A chunk: one backend allocation of DMA memory, and its free state.
+ * A chunk: one backend allocation of DMA memory, and the host-memory record
+ * that describes it.
  *
  * Invariant 1 lives here: everything below is host memory.  The DMA memory
  * at [vaddr, vaddr + chunk_size) is never read or written by the allocator
- * on alloc or free (only zalloc and the hardening options touch it, and they
- * only write, or read to compare).
+ * on alloc or free (only zalloc and the hardening options touch it, and
+ * they only write, or read to compare).
  *
- * The free state is a bitmap, 1 = free, one bit per bitmap position (see
- * geometry.h), with a summary word in front: bit w of map[0] is set when
- * word map[1 + w] has a free block.  Positions that hold no block (holes
- * between boundary segments) are never set, so find-first-set only ever
- * finds real blocks.
+ * A record is also a handle slot: slot id and record are bound for the
+ * pool's life, so the generations in the state words (block.h) outlive the
+ * chunk that a record describes and continue when the slot gets its next
+ * chunk.  Records are never freed while the pool lives (a free that finds a
+ * record through the index without RCU protection only ever reads valid
+ * memory); the record of a released chunk is reused only after an RCU grace
+ * period, so a lock-free reader that still sees the old mapping is gone
+ * before the record describes other memory.
+ *
+ * Who writes what:
+ *   fast_owner, vaddr, dma, st, rem     set when the record gets a chunk,
+ *                                       read by any free
+ *   summary, map[], next/prev, nempty   the owning context (its heap)
+ *   owner, heap, hnext/hprev            the owner, or the pool lock when
+ *                                       the chunk changes hands
+ *   st[pos]                             see block.h
+ *   rem                                 other contexts (atomics), collected
+ *                                       by the owner
+ *   pnext, cookie, live                 the pool lock
  */
 #ifndef DMAPOOL_CHUNK_H
 #define DMAPOOL_CHUNK_H
 
 #include "geometry.h"
 
-struct dp_chunk {
-	uintptr_t vaddr;		/* start of the DMA memory */
-	dmapool_dma_t dma;		/* its bus address */
-	struct dp_chunk *next, *prev;	/* pool->avail while a block is free */
-	uint32_t id;			/* slot in pool->slots, named by handles */
-	uint32_t spare;
-	uint16_t *gen;			/* generation per position, for handles;
-					 * NULL until the pool uses them */
-	size_t meta_size;		/* bytes of this record, for its free */
-	struct dp_rcu_head rcu;		/* freed after a grace period (shrink) */
-	uint64_t map[];			/* summary word, nwords free words,
-					 * held_words held words */
+struct dp_heap;
+
+/* Blocks other contexts freed, waiting for the owner (block.h). */
+struct dp_remote {
+	struct dp_chunk *next;		/* on the owner heap's remote stack */
+	uint32_t queued;		/* on that stack (or being pushed) */
+	uint32_t pad;
+	uint64_t words[];		/* one bit per position */
 };
 
-static inline size_t dp_chunk_meta_size(const struct dp_geometry *g)
-{
-	return sizeof(struct dp_chunk) +
-	       (1 + g->nwords + g->held_words) * sizeof(uint64_t);
-}
+struct dp_chunk {
+	/* Read by every free, in any context. */
+	dp_owner_t fast_owner;		/* the owner's token when its frees may
+					 * take the fast path, else DP_OWNER_NONE */
+	uintptr_t vaddr;		/* start of the DMA memory */
+	dmapool_dma_t dma;		/* its bus address */
+	uint32_t *st;			/* state word per position (block.h) */
+	struct dp_remote *rem;
+	dp_owner_t owner;		/* token of the owning context */
+	struct dp_heap *heap;		/* the owning heap */
+	/* The owner's. */
+	uint64_t summary;		/* bit w: map[w] has a free block */
+	struct dp_chunk *next, *prev;	/* the heap's avail or empty list */
+	struct dp_chunk *hnext, *hprev;	/* every chunk of the heap */
+	/* The pool's. */
+	struct dp_chunk *pnext;		/* retired, spare or pending list */
+	unsigned long cookie;		/* grace period after retirement */
+	uint32_t id;			/* slot, named by handles */
+	uint8_t live;			/* describes DMA memory now */
+	uint8_t listed;			/* on the heap's avail (1) or empty (2) */
+	uint16_t spare;
+	uint64_t map[];			/* free and allocatable: nwords words,
+					 * then st[] and *rem */
+};
 
-/* Does the chunk have no free block left? */
-static inline bool dp_chunk_full(const struct dp_chunk *c)
-{
-	return !c->map[0];
-}
+/* Owner tokens that match no context. */
+#define DP_OWNER_NONE	((dp_owner_t)1)	/* fast_owner: take the slow path */
+#define DP_OWNER_SHARED	((dp_owner_t)3)	/* the pool's shared heap (lock) */
+#define DP_OWNER_ORPHAN	((dp_owner_t)5)	/* a heap whose thread exited (lock) */
 
-/* Take the lowest free position; the chunk must have one. */
-static inline uint32_t dp_chunk_take_first(struct dp_chunk *c)
-{
-	uint64_t *words = &c->map[1];
-	size_t w = dp_os_ctz64(c->map[0]);
-	uint64_t word = words[w];
-	uint32_t b = dp_os_ctz64(word);
+/* Bytes of a record for geometry @g, and where its parts start. */
+size_t dp_chunk_meta_size(const struct dp_geometry *g);
 
-	word &= word - 1;
-	words[w] = word;
-	if (!word)
-		c->map[0] &= ~((uint64_t)1 << w);
-	return (uint32_t)w * 64 + b;
-}
-
-/* Take a given free position (randomized placement). */
-static inline void dp_chunk_take(struct dp_chunk *c, uint32_t pos)
-{
-	uint32_t w = pos / 64;
-
-	c->map[1 + w] &= ~((uint64_t)1 << (pos % 64));
-	if (!c->map[1 + w])
-		c->map[0] &= ~((uint64_t)1 << w);
-}
-
-static inline bool dp_chunk_is_free(const struct dp_chunk *c, uint32_t pos)
-{
-	return (c->map[1 + pos / 64] >> (pos % 64)) & 1;
-}
-
-/* Mark @pos free; true when the chunk was full until now. */
-static inline bool dp_chunk_put(struct dp_chunk *c, uint32_t pos)
-{
-	uint64_t *words = &c->map[1];
-	size_t w = pos / 64;
-	uint64_t word = words[w];
-	bool was_full = false;
-
-	words[w] = word | (uint64_t)1 << (pos % 64);
-	if (!word) {
-		was_full = !c->map[0];
-		c->map[0] |= (uint64_t)1 << w;
-	}
-	return was_full;
-}
-
-/* The word that holds @pos's held bit. */
-static inline uint64_t *dp_chunk_held_word(struct dp_chunk *c,
-					   const struct dp_geometry *g,
-					   uint32_t pos)
-{
-	return &c->map[1 + g->nwords + pos / 64];
-}
-
-/* Thread-cache pools change held bits without the pool lock: read once. */
-static inline bool dp_chunk_is_held(const struct dp_chunk *c,
-				    const struct dp_geometry *g, uint32_t pos)
-{
-	return g->held_words &&
-	       ((DP_READ_ONCE(c->map[1 + g->nwords + pos / 64]) >> (pos % 64)) & 1);
-}
-
-static inline void dp_chunk_hold(struct dp_chunk *c,
-				 const struct dp_geometry *g, uint32_t pos)
-{
-	c->map[1 + g->nwords + pos / 64] |= (uint64_t)1 << (pos % 64);
-}
-
-static inline void dp_chunk_unhold(struct dp_chunk *c,
-				   const struct dp_geometry *g, uint32_t pos)
-{
-	c->map[1 + g->nwords + pos / 64] &= ~((uint64_t)1 << (pos % 64));
-}
-
-/* Is the block at @pos allocated to a caller right now? */
-static inline bool dp_chunk_is_allocated(const struct dp_chunk *c,
-					 const struct dp_geometry *g,
-					 uint32_t pos)
-{
-	return !dp_chunk_is_free(c, pos) && !dp_chunk_is_held(c, g, pos);
-}
-
+/* A new record for slot @id (not live), zeroed state; NULL when OOM. */
+struct dp_chunk *dp_chunk_record_new(const struct dp_geometry *g, uint32_t id,
+				     dmapool_gfp_t gfp);
+void dp_chunk_record_free(const struct dp_geometry *g, struct dp_chunk *c);
 /*
- * Blocks allocated to callers (not on a hot path).  A block is not allocated
- * when its free bit or its held bit is set, whichever way a pool uses the
- * held bits (see held_superset in geometry.h).
+ * Give record @c a chunk of DMA memory from @dev (every block free);
+ * 0, or a negative errno.  The record is not yet visible to anyone.
  */
-static inline uint32_t dp_chunk_allocated_count(const struct dp_chunk *c,
-						const struct dp_geometry *g)
-{
-	uint32_t w, n = 0;
+int dp_chunk_fill(const struct dp_geometry *g, struct dmapool_dev *dev,
+		  struct dp_chunk *c, const uint64_t *full_map,
+		  dmapool_gfp_t gfp);
+/* Zero the chunk's DMA memory and give it back (process context). */
+void dp_chunk_drain(const struct dp_geometry *g, struct dmapool_dev *dev,
+		    uintptr_t vaddr, dmapool_dma_t dma);
 
-	for (w = 0; w < g->nwords; w++) {
-		uint64_t busy = ~c->map[1 + w];
-
-		if (g->held_words)
-			busy &= ~DP_READ_ONCE(c->map[1 + g->nwords + w]);
-		n += dp_os_popcount64(~busy);
-	}
-	return g->blocks - n;
-}
-
-
-/* Mark every block of a new chunk free. */
-void dp_chunk_init_map(struct dp_chunk *c, const struct dp_geometry *g);
+/* The free map of an empty chunk (nwords words); NULL when OOM. */
+uint64_t *dp_full_map_new(const struct dp_geometry *g);
+void dp_full_map_free(const struct dp_geometry *g, uint64_t *map);
 
 #endif /* DMAPOOL_CHUNK_H */

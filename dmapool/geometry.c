@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0-only
 /*
- * Block geometry (see geometry.h for the layout and why).
+ * Block geometry (see geometry.h for the layout and why).  Every input is
+ * bounded before it is used in arithmetic, so nothing here can wrap.
  */
 #include "geometry.h"
 
@@ -9,6 +10,7 @@ static bool is_pow2(size_t x)
 	return x && !(x & (x - 1));
 }
 
+/* Round @x up to a multiple of @a; both at most DP_MAX_CHUNK_SIZE. */
 static size_t align_up(size_t x, size_t a)
 {
 	return (x + a - 1) / a * a;
@@ -16,7 +18,12 @@ static size_t align_up(size_t x, size_t a)
 
 static uint32_t ilog2_floor(uint64_t x)
 {
-	return 63 - (uint32_t)__builtin_clzll(x);
+	uint32_t r = 0;
+
+	/* No __builtin_clzll: it may be a libgcc call in the kernel. */
+	while (x >>= 1)
+		r++;
+	return r;
 }
 
 static uint32_t ilog2_ceil(uint64_t x)
@@ -24,18 +31,41 @@ static uint32_t ilog2_ceil(uint64_t x)
 	return x <= 1 ? 0 : ilog2_floor(x - 1) + 1;
 }
 
-/* Positions needed for @segs segments of @per_seg blocks. */
+/* Positions needed for @segs (>= 1) segments of @per_seg blocks. */
 static uint64_t positions(uint64_t segs, uint64_t per_seg)
 {
 	return ((segs - 1) << ilog2_ceil(per_seg)) + per_seg;
 }
 
+/* The chunk: a multiple of @base within the bitmap's reach; 0 if none. */
+static size_t chunk_bytes(struct dp_geometry *g, size_t want, size_t base,
+			  size_t b, size_t stride)
+{
+	size_t chunk, n;
+
+	if (want > DP_MAX_CHUNK_SIZE)
+		want = DP_MAX_CHUNK_SIZE;
+	chunk = want ? align_up(want, base) : base;
+	if (chunk > DP_MAX_CHUNK_SIZE)
+		chunk = DP_MAX_CHUNK_SIZE / base * base;
+	for (n = chunk / base; n > 1; n--) {
+		uint64_t nbits = b % stride ?
+				 positions(n * (base / b), g->per_seg) :
+				 (uint64_t)n * (base / stride);
+
+		if (nbits <= DP_MAX_BLOCKS_PER_CHUNK)
+			break;
+	}
+	return n * base;
+}
+
 const char *dp_geometry_init(struct dp_geometry *g, size_t size, size_t align,
-			     size_t boundary, unsigned int redzone,
+			     size_t boundary, size_t redzone,
 			     size_t chunk_size, size_t page_size)
 {
-	size_t stride, base, b, chunk, n;
+	size_t stride, base, b, chunk;
 
+	dp_os_memset(g, 0, sizeof(*g));
 	if (size == 0)
 		return "block size is zero";
 	if (size > DP_MAX_CHUNK_SIZE)
@@ -48,11 +78,15 @@ const char *dp_geometry_init(struct dp_geometry *g, size_t size, size_t align,
 		return "align is larger than 1 GiB";
 	if (redzone > DP_MAX_CHUNK_SIZE)
 		return "redzone is larger than 1 GiB";
+	if (!is_pow2(page_size) || page_size > DP_MAX_CHUNK_SIZE)
+		return "page size is not a power of two below 1 GiB";
 
 	/* Tiny blocks on large pages: keep a page's blocks within one bitmap. */
 	if (size < page_size / DP_MAX_BLOCKS_PER_CHUNK)
 		size = page_size / DP_MAX_BLOCKS_PER_CHUNK;
 	size = align_up(size, align);
+	if (size > DP_MAX_CHUNK_SIZE)
+		return "block size rounded up to align is larger than 1 GiB";
 	stride = align_up(size + redzone, align);
 	if (stride > DP_MAX_CHUNK_SIZE)
 		return "block size plus redzone is larger than 1 GiB";
@@ -86,28 +120,16 @@ const char *dp_geometry_init(struct dp_geometry *g, size_t size, size_t align,
 		base = b;
 	}
 	if (base > DP_MAX_CHUNK_SIZE)
-		return "block size is larger than 1 GiB";
+		return "block size plus redzone rounds up to more than 1 GiB";
 
 	/*
-	 * A chunk is a whole number of kernel-sized allocations, as many as
-	 * asked for within the bitmap's reach.  When the stride divides the
-	 * boundary no block can cross it and the chunk is one segment; else
-	 * each boundary-sized segment holds b / stride blocks.
+	 * When the stride divides the boundary no block can cross it and the
+	 * chunk is one segment; else each boundary-sized segment holds
+	 * b / stride blocks.
 	 */
 	g->seg_shift = b % stride ? ilog2_floor(b) : 31;
-	g->per_seg = (uint32_t)(b % stride ? b / stride : base / stride);
-	chunk = chunk_size ? align_up(chunk_size, base) : base;
-	if (chunk > DP_MAX_CHUNK_SIZE)
-		chunk = DP_MAX_CHUNK_SIZE;
-	for (n = chunk / base; n > 1; n--) {
-		uint64_t nbits = b % stride ?
-				 positions(n * (base / b), g->per_seg) :
-				 n * g->per_seg;
-
-		if (nbits <= DP_MAX_BLOCKS_PER_CHUNK)
-			break;
-	}
-	chunk = n * base;
+	g->per_seg = (uint32_t)(b / stride);
+	chunk = chunk_bytes(g, chunk_size, base, b, stride);
 	if (!(b % stride))
 		g->per_seg = (uint32_t)(chunk / stride);
 
@@ -117,16 +139,33 @@ const char *dp_geometry_init(struct dp_geometry *g, size_t size, size_t align,
 	g->boundary = (uint32_t)b;
 	g->chunk_size = chunk;
 	g->page_shift = ilog2_floor(page_size);
-	g->blocks = (uint32_t)(b % stride ? chunk / b * g->per_seg : g->per_seg);
-	g->nbits = (uint32_t)(b % stride ? positions(chunk / b, g->per_seg) :
-			      g->per_seg);
-	g->seg_bits = ilog2_ceil(g->per_seg);
 	g->one_seg = !(b % stride);
+	if (g->one_seg) {
+		g->blocks = g->per_seg;
+		g->nbits = g->per_seg;
+	} else {
+		uint64_t nbits = positions(chunk / b, g->per_seg);
+
+		if (nbits > DP_MAX_BLOCKS_PER_CHUNK)
+			return "too many block positions for one chunk";
+		g->blocks = (uint32_t)(chunk / b) * g->per_seg;
+		g->nbits = (uint32_t)nbits;
+	}
+	if (!g->blocks || g->nbits > DP_MAX_BLOCKS_PER_CHUNK)
+		return "no chunk the bitmap can describe holds a block";
+	g->seg_bits = ilog2_ceil(g->per_seg);
 	g->nwords = (g->nbits + 63) / 64;
-	g->held_words = 0;
-	g->held_superset = false;
 	/* ceil(2^32 / stride) without a 64-bit division (32-bit kernels). */
 	g->recip = (uint64_t)(0xffffffffu / (uint32_t)stride) + 1;
+	if (g->one_seg || chunk == b) {
+		g->fast_recip = g->recip;
+		g->nstate = (uint32_t)((chunk - 1) / stride + 1);
+	} else {
+		g->fast_recip = 0;
+		g->nstate = g->nbits;
+	}
+	if (g->nstate < g->nbits)
+		g->nstate = g->nbits;
 	/* Both addresses of a chunk sit on a boundary (and on align). */
 	g->chunk_align = b > align ? b : align;
 	if (g->chunk_align < page_size)

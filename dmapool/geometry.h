@@ -9,20 +9,35 @@
  * that allocation.  A chunk here is a whole number of such allocations, so
  * every block sits where the kernel would have put it.
  *
- * Blocks are numbered by bitmap position: segment << seg_bits | slot, where
- * a segment is one boundary-sized stretch and slot the block's place in it.
- * When the boundary is a multiple of the stride no block can cross it and the
- * chunk is a single segment.  Position <-> offset is shifts, a mask and one
- * multiply; offset -> position uses a 32-bit reciprocal of the stride and
- * verifies the result, so an offset that is not a block start is caught.
+ * Blocks are numbered by position: segment << seg_bits | slot, where a
+ * segment is one boundary-sized stretch and slot the block's place in it.
+ * When the boundary is a multiple of the stride no block can cross it and
+ * the chunk is a single segment.  Position <-> offset is shifts, a mask and
+ * one multiply; offset -> position uses a 32-bit reciprocal of the stride
+ * and verifies the result, so an offset that is not a block start is caught.
+ *
+ * The fast paths use the linear form off = pos * stride, which is exact for
+ * every chunk that is one segment (fast_recip = recip); a chunk of several
+ * segments with gaps between them has fast_recip = 0, so the fast path's
+ * check fails for every offset but 0 and the slow path does the segment
+ * arithmetic.  Linear positions past the last block of a one-segment chunk
+ * with a tail gap (nstate > nbits) have a state word that is never
+ * "allocated", so a free there fails its claim and is judged slowly.
+ *
+ * Every computation is checked for overflow: a request that would wrap, or
+ * that leaves no block in a chunk, is refused (bad-geometry).
  */
 #ifndef DMAPOOL_GEOMETRY_H
 #define DMAPOOL_GEOMETRY_H
 
 #include "os.h"
 
+/* errno values the core returns (the same in both worlds). */
+#define DP_ENOMEM	12
+#define DP_EINVAL	22
+
 #define DP_MAX_BLOCKS_PER_CHUNK	4096u	/* 64 bitmap words + 1 summary word */
-#define DP_MAX_CHUNK_SIZE	(1u << 30)
+#define DP_MAX_CHUNK_SIZE	((size_t)1 << 30)
 
 struct dp_geometry {
 	uint32_t size;		/* block size after rounding to align */
@@ -33,18 +48,15 @@ struct dp_geometry {
 	uint32_t seg_bits;	/* slot bits in a position */
 	uint32_t seg_shift;	/* log2(segment bytes); 31 for one segment */
 	uint32_t blocks;	/* blocks per chunk */
-	uint32_t nbits;		/* bitmap positions per chunk */
-	uint32_t nwords;	/* 64-bit bitmap words (without the summary) */
-	uint32_t held_words;	/* 0, or nwords when blocks can be held
-				 * (set by the pool, not by geometry) */
-	bool held_superset;	/* held bits also mark every free block, so
-				 * a held bit clear = allocated (thread-cache
-				 * pools, see tcache.c; set by the pool) */
+	uint32_t nbits;		/* positions per chunk (holes included) */
+	uint32_t nwords;	/* 64-bit bitmap words */
+	uint32_t nstate;	/* state words per chunk (>= nbits) */
 	uint64_t recip;		/* ceil(2^32 / stride) */
-	size_t chunk_size;
-	size_t chunk_align;	/* what the backend must align chunks to */
+	uint64_t fast_recip;	/* recip for one-segment chunks, else 0 */
 	uint32_t page_shift;
 	bool one_seg;		/* no block can cross the boundary */
+	size_t chunk_size;
+	size_t chunk_align;	/* what the backend must align chunks to */
 };
 
 /*
@@ -52,10 +64,10 @@ struct dp_geometry {
  * (the caller reports it as bad-geometry).
  */
 const char *dp_geometry_init(struct dp_geometry *g, size_t size, size_t align,
-			     size_t boundary, unsigned int redzone,
+			     size_t boundary, size_t redzone,
 			     size_t chunk_size, size_t page_size);
 
-/* Offset of the block at bitmap position @pos. */
+/* Offset of the block at position @pos. */
 static inline size_t dp_geo_offset(const struct dp_geometry *g, uint32_t pos)
 {
 	size_t seg, slot;
@@ -68,8 +80,8 @@ static inline size_t dp_geo_offset(const struct dp_geometry *g, uint32_t pos)
 }
 
 /*
- * Bitmap position of the block starting at @off (which must be below
- * chunk_size) in *pos; false when @off is not the start of a block.
+ * Position of the block starting at @off (which must be below chunk_size)
+ * in *pos; false when @off is not the start of a block.
  */
 static inline bool dp_geo_position(const struct dp_geometry *g, size_t off,
 				   uint32_t *pos)
@@ -78,7 +90,7 @@ static inline bool dp_geo_position(const struct dp_geometry *g, size_t off,
 
 	if (DP_LIKELY(g->one_seg)) {
 		/* off < chunk_size = per_seg * stride bounds the slot. */
-		slot = (off * g->recip) >> 32;
+		slot = ((uint64_t)off * g->recip) >> 32;
 		*pos = (uint32_t)slot;
 		return slot * g->stride == off;
 	}

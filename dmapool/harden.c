@@ -1,12 +1,23 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0-only
 /*
- * Poison, scrub and redzones: the hardening options that touch block memory
- * (see harden.h for how they hook into the data path).
+ * Poison, sampled poison, scrub and redzones: the steps that touch block
+ * memory (see harden.h for where they run).
  *
  * - Poison (DMAPOOL_OPT_POISON): a free block is filled with DP_POISON_BYTE
  *   (new chunks entirely), and verified when it is allocated again.  Any
  *   other byte means something wrote to the block while nobody owned it:
  *   "device-write-after-free", with the first changed offset and the bytes.
+ * - Sampled poison (DMAPOOL_OPT_POISON_SAMPLED): cheap enough to stay on.
+ *   Every freed block gets the pattern in its first DP_POISON_HEAD bytes,
+ *   where an embedded free list keeps its links, and one block in
+ *   opts.poison_sample gets it whole; the next allocation checks what was
+ *   written.  Which blocks are whole is a keyed hash of the block and its
+ *   generation: the free and the next allocation agree on it without
+ *   storing anything, and a device cannot tell which blocks are watched.
+ *   It catches every device write into the head of a free block (a forged
+ *   free-list link) and, over many reuses, a 1-in-N share of writes
+ *   anywhere else; it misses a write beyond the head of an unsampled block
+ *   and a write that restores the pattern before the next allocation.
  * - Scrub (DMAPOOL_OPT_SCRUB): a freed block is zeroed, so the next user and
  *   the device see no stale data.  With poison too, the poison pattern does
  *   that job (one write, no stale data either way).
@@ -21,7 +32,7 @@
  * These only read DMA memory to compare it and report; a byte never decides
  * anything but the content of a report (invariant 2).
  */
-#include "pool.h"
+#include "harden.h"
 
 #define POISON_WORD	(0x0101010101010101ull * DP_POISON_BYTE)
 
@@ -32,17 +43,14 @@ static const uint64_t poison_pattern[DP_REDZONE_KEY_WORDS] = {
 
 const char *dp_harden_check_opts(const struct dmapool_opts *o)
 {
-	/*
-	 * A thread cache allocates and frees without the pool lock and gives
-	 * held bits another meaning (tcache.c): the hooks are not wired into
-	 * it yet.
-	 */
-	if ((o->flags & DMAPOOL_OPT_THREAD_CACHE) &&
-	    ((o->flags & DP_HOOK_FLAGS) || o->redzone))
-		return "thread caches cannot be combined with hardening options in this build";
 	if ((o->flags & DMAPOOL_OPT_QUARANTINE) &&
 	    o->quarantine_max > DP_QUARANTINE_LIMIT)
 		return "quarantine_max is larger than 2^20 blocks";
+	if (o->poison_sample && !(o->flags & DMAPOOL_OPT_POISON_SAMPLED))
+		return "option clash: poison_sample without DMAPOOL_OPT_POISON_SAMPLED";
+	if ((o->flags & DMAPOOL_OPT_POISON) &&
+	    (o->flags & DMAPOOL_OPT_POISON_SAMPLED))
+		return "option clash: DMAPOOL_OPT_POISON and DMAPOOL_OPT_POISON_SAMPLED";
 	return NULL;
 }
 
@@ -61,37 +69,32 @@ static void make_key(uint64_t *key)
 			b[i] = 0x5a;
 }
 
-int dp_harden_init(struct dmapool *pool, const struct dmapool_opts *o)
+void dp_harden_init(struct dmapool *pool, const struct dmapool_opts *o)
 {
-	struct dp_geometry *g = &pool->geo;
+	uint32_t steps = 0;
 
-	pool->hooks = o->flags & DP_HOOK_FLAGS;
-	if (o->redzone) {
-		pool->hooks |= DP_HOOK_REDZONE;
-		pool->hard.redzone = o->redzone;
-	}
-	if (!pool->hooks)
-		return 0;
-	pool->hooked = true;
-	/* Blocks being scrubbed or in quarantine are held (chunk.h). */
-	if (pool->hooks & DP_HOOK_FREE)
-		g->held_words = g->nwords;
-	pool->hard.rng = o->seed ? o->seed : dp_os_random_seed();
-	if (pool->hooks & DP_HOOK_REDZONE)
-		make_key(pool->hard.key);
-	if (pool->hooks & DMAPOOL_OPT_QUARANTINE)
-		return dp_quarantine_init(&pool->hard.q, o->quarantine_max);
-	return 0;
-}
-
-void dp_harden_fini(struct dmapool *pool)
-{
-	dp_quarantine_fini(&pool->hard.q);
-}
-
-size_t dp_harden_meta_bytes(const struct dmapool *pool)
-{
-	return pool->hard.q.ring ? pool->hard.q.max * sizeof(uint64_t) : 0;
+	if (o->flags & DMAPOOL_OPT_POISON)
+		steps |= DP_STEP_POISON;
+	if (o->flags & DMAPOOL_OPT_POISON_SAMPLED)
+		steps |= DP_STEP_SAMPLED;
+	/* With poison the pattern does scrub's job (no stale data either). */
+	if ((o->flags & DMAPOOL_OPT_SCRUB) && !(steps & DP_STEP_POISON))
+		steps |= DP_STEP_SCRUB;
+	if (o->redzone)
+		steps |= DP_STEP_REDZONE;
+	if (o->flags & DMAPOOL_OPT_QUARANTINE)
+		steps |= DP_STEP_QUARANTINE;
+	if (o->flags & DMAPOOL_OPT_RANDOM)
+		steps |= DP_STEP_RANDOM;
+	pool->steps |= steps;
+	pool->redzone = o->redzone;
+	pool->quarantine_max = o->quarantine_max ? o->quarantine_max :
+			       DP_QUARANTINE_DEFAULT;
+	pool->poison_sample = o->poison_sample ? o->poison_sample :
+			      DP_POISON_SAMPLE_DEFAULT;
+	pool->seed = o->seed ? o->seed : dp_os_random_seed();
+	if (steps & DP_STEP_REDZONE)
+		make_key(pool->key);
 }
 
 static uint8_t pattern_byte(const uint64_t *pat, size_t i)
@@ -194,119 +197,88 @@ void dp_harden_chunk_init(struct dmapool *pool, struct dp_chunk *c)
 	uint8_t *base = (uint8_t *)c->vaddr;
 	uint32_t pos;
 
-	if (pool->hooks & DMAPOOL_OPT_POISON)
+	if (pool->steps & (DP_STEP_POISON | DP_STEP_SAMPLED))
 		dp_os_memset(base, DP_POISON_BYTE, g->chunk_size);
-	if (!(pool->hooks & DP_HOOK_REDZONE))
+	if (!(pool->steps & DP_STEP_REDZONE))
 		return;
 	for (pos = 0; pos < g->nbits; pos++)
 		if (dp_geo_valid_position(g, pos))
 			fill_pattern(base + dp_geo_offset(g, pos) + g->size,
-				     pool->hard.redzone, pool->hard.key);
+				     pool->redzone, pool->key);
 }
 
 /*
- * The byte work of a free, lock dropped, block held.  True when a report
- * was filled in @p.
+ * Sampled poison: is this block whole-poisoned between a free and the next
+ * allocation?  @st is its state word while free (generation, not
+ * allocated), the same at both ends.
  */
-static bool free_bytes(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
-		       struct dp_pending *p)
+static bool sampled_whole(const struct dmapool *pool, const struct dp_chunk *c,
+			  uint32_t pos, uint32_t st)
+{
+	uint64_t k = pool->seed ^ c->dma ^ ((uint64_t)pos << 32) ^ st;
+
+	return dp_rand_below(&k, pool->poison_sample) == 0;
+}
+
+static uint32_t head_bytes(const struct dp_geometry *g)
+{
+	return g->size < DP_POISON_HEAD ? g->size : DP_POISON_HEAD;
+}
+
+bool dp_harden_free_bytes(struct dmapool *pool, struct dp_chunk *c,
+			  uint32_t pos, uint32_t st, bool zero,
+			  struct dp_pending *p)
 {
 	const struct dp_geometry *g = &pool->geo;
 	const size_t off = dp_geo_offset(g, pos);
 	uint8_t *b = (uint8_t *)(c->vaddr + off);
+	const uint32_t steps = pool->steps;
 	bool bad = false;
 
-	if (pool->hooks & DP_HOOK_REDZONE) {
-		const size_t n = pool->hard.redzone;
-		size_t first = first_diff(b + g->size, n, pool->hard.key);
+	if (steps & DP_STEP_REDZONE) {
+		const size_t n = pool->redzone;
+		size_t first = first_diff(b + g->size, n, pool->key);
 
 		if (DP_UNLIKELY(first < n)) {
 			device_report(pool, p, DMAPOOL_R_DEVICE_OVERRUN, c, off,
-				      g->size, n, pool->hard.key, first,
+				      g->size, n, pool->key, first,
 				      "the redzone after the block changed while it was allocated: its user wrote past its end");
-			fill_pattern(b + g->size, n, pool->hard.key);
+			fill_pattern(b + g->size, n, pool->key);
 			bad = true;
 		}
 	}
-	if (pool->hooks & DMAPOOL_OPT_POISON)
+	if (steps & DP_STEP_POISON) {
 		dp_os_memset(b, DP_POISON_BYTE, g->size);
-	else if (pool->hooks & DMAPOOL_OPT_SCRUB)
+		return bad;
+	}
+	if (zero || (steps & DP_STEP_SCRUB))
 		dp_os_memset(b, 0, g->size);
+	if (steps & DP_STEP_SAMPLED)
+		dp_os_memset(b, DP_POISON_BYTE,
+			     sampled_whole(pool, c, pos, st) ? g->size :
+			     head_bytes(g));
 	return bad;
 }
 
-/*
- * The last step of every hardened free: quarantine or reuse; lock held.
- * Returns a chunk that this left empty in an auto-shrink pool, or NULL.
- */
-static const struct dp_chunk *free_finish(struct dmapool *pool,
-					  struct dp_chunk *c, uint32_t pos)
-{
-	if (pool->hooks & DMAPOOL_OPT_QUARANTINE)
-		return dp_quarantine_add(pool, c, pos);
-	dp_block_to_free(pool, c, pos);
-	return pool->auto_shrink && dp_chunk_emptied(pool, c, pos) ? c : NULL;
-}
-
-/* A free with byte work (its report, if any, needs a large frame). */
-static __attribute__((__noinline__)) void free_held(struct dmapool *pool,
-						struct dp_chunk *c,
-						uint32_t pos,
-						dp_irqflags_t flags)
-{
-	const struct dp_geometry *g = &pool->geo;
-	const struct dp_chunk *shrink;
-	struct dp_pending p;
-	bool bad;
-
-	/* Nobody can take, free or release a held block. */
-	dp_chunk_hold(c, g, pos);
-	dp_unlock(&pool->lock, flags);
-	bad = free_bytes(pool, c, pos, &p);
-	flags = dp_lock(&pool->lock);
-	dp_chunk_unhold(c, g, pos);
-	shrink = free_finish(pool, c, pos);
-	dp_unlock(&pool->lock, flags);
-	if (bad)
-		dp_report_deliver(pool, &p);
-	if (shrink)
-		dp_auto_shrink(pool, shrink);
-}
-
-void dp_harden_free(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
-		    dp_irqflags_t flags)
-{
-	const struct dp_chunk *shrink;
-
-	dp_gen_bump(pool, c, pos);
-	pool->in_use--;
-	if (pool->hooks & DP_HOOK_BYTES) {
-		free_held(pool, c, pos, flags);
-		return;
-	}
-	shrink = free_finish(pool, c, pos);
-	dp_unlock(&pool->lock, flags);
-	if (shrink)
-		dp_auto_shrink(pool, shrink);
-}
-
-void dp_harden_alloc_check(struct dmapool *pool, struct dp_chunk *c,
-			   uint32_t pos)
+bool dp_harden_alloc_check(struct dmapool *pool, struct dp_chunk *c,
+			   uint32_t pos, uint32_t st, struct dp_pending *p)
 {
 	const struct dp_geometry *g = &pool->geo;
 	const size_t off = dp_geo_offset(g, pos);
 	const uint8_t *b = (const uint8_t *)(c->vaddr + off);
-	struct dp_pending p;
-	size_t first;
+	size_t n = g->size, first;
 
-	if (DP_LIKELY(all_poison(b, g->size)))
-		return;
+	if ((pool->steps & DP_STEP_SAMPLED) &&
+	    !sampled_whole(pool, c, pos, st))
+		n = head_bytes(g);
+	if (DP_LIKELY(all_poison(b, n)))
+		return false;
 	/* The device may have put the bytes back meanwhile: then no report. */
-	first = first_diff(b, g->size, poison_pattern);
-	if (first == g->size)
-		return;
-	device_report(pool, &p, DMAPOOL_R_DEVICE_WRITE_AFTER_FREE, c, off, 0,
-		      g->size, poison_pattern, first,
+	first = first_diff(b, n, poison_pattern);
+	if (first == n)
+		return false;
+	device_report(pool, p, DMAPOOL_R_DEVICE_WRITE_AFTER_FREE, c, off, 0,
+		      n, poison_pattern, first,
 		      "a free block changed while nobody owned it: a device (or a stale user) wrote to it after it was freed");
-	dp_report_deliver(pool, &p);
+	return true;
 }

@@ -6,11 +6,15 @@
 #include "index.h"
 
 int dp_index_init(struct dp_index *ix, enum dmapool_index_kind kind,
-		  uint32_t page_shift)
+		  uint32_t grain_shift)
 {
 	dp_os_memset(ix, 0, sizeof(*ix));
-	ix->page_shift = page_shift;
+	ix->grain_shift = grain_shift;
+	ix->hash.table = &dp_hash_empty;
 	switch (kind) {
+	case DMAPOOL_INDEX_HASH:
+		ix->ops = &dp_hash_ops;
+		return 0;
 	case DMAPOOL_INDEX_RADIX:
 		ix->ops = &dp_radix_ops;
 		ix->radix = true;
@@ -32,7 +36,7 @@ void dp_index_fini(struct dp_index *ix)
 
 size_t dp_index_meta_bytes(const struct dp_index *ix)
 {
-	return (ix->nodes + ix->nspare) * ix->ops->node_size;
+	return (ix->nodes + ix->nspare) * ix->ops->node_size + ix->table_bytes;
 }
 
 void *dp_index_node_take(struct dp_index *ix)

@@ -40,12 +40,25 @@ struct dp_index_ops {
 	/* Nodes a remove of [start, start + len) may take, at most. */
 	uint32_t (*remove_nodes_needed)(const struct dp_index *ix,
 					uintptr_t start, size_t len);
+	/*
+	 * Indexes that need one contiguous table (NULL otherwise): the bytes
+	 * an insert of @len more bytes of ranges needs first (0: none), and
+	 * taking a table the pool allocated with its lock dropped (returns
+	 * memory to free after unlocking, or NULL when it took it).
+	 */
+	size_t (*table_needed)(const struct dp_index *ix, size_t len);
+	void *(*table_give)(struct dp_index *ix, void *mem, size_t bytes);
 	/* Map [start, start + len) to @c; takes nodes from the spares. */
 	void (*insert)(struct dp_index *ix, uintptr_t start, size_t len,
 		       struct dp_chunk *c);
 	/* Unmap what insert mapped; nodes it no longer needs are freed after
 	 * a grace period. */
 	void (*remove)(struct dp_index *ix, uintptr_t start, size_t len);
+	/* Unmap it with no node at all (a free may do this); lookups find
+	 * nothing there afterwards.  When clear_keeps_entry, an entry stays
+	 * that remove() must take out before the range is inserted again. */
+	void (*clear)(struct dp_index *ix, uintptr_t start, size_t len);
+	bool clear_keeps_entry;
 	/* Safe under the RCU read lock or the pool lock.  May return a chunk
 	 * that does not contain @addr (the radix maps whole pages): the
 	 * caller checks. */
@@ -70,8 +83,7 @@ struct dp_radix_node {
 		void *slot[DP_RADIX_SLOTS];	/* child nodes, or chunks */
 		struct dp_radix_root root;	/* a published root */
 	} u;
-	struct dp_rcu_head rcu;		/* apart from the slots: readers may
-					 * still read those after unlinking */
+	struct dp_radix_node *older;	/* replaced published roots */
 };
 
 /*
@@ -91,6 +103,14 @@ struct dp_radix {
 };
 
 /*
+ * Radix nodes are type-stable: none is freed while the pool lives (a node
+ * that empties stays in the tree, a replaced published root is kept on
+ * pub->older), so a free may walk the tree with no RCU read lock at all:
+ * the fast path does.  The tree's size is bounded by the address range the
+ * pool's chunks ever spanned.
+ */
+
+/*
  * The B-tree (btree.c): chunk starts in sorted 256-byte nodes, every chunk
  * [start, start + len) one entry.  The root pointer is tagged: bit 0 set
  * when the node it names is a leaf (so is every child pointer).
@@ -101,10 +121,57 @@ struct dp_btree {
 	uint32_t height;		/* levels; 0 = empty */
 };
 
+/* The hash index (hash.c). */
+struct dp_hash_bucket {
+	uint64_t key;			/* the granule; 0: never used (no
+					 * chunk starts in granule 0) */
+	struct dp_chunk *c;		/* NULL: removed (the key stays) */
+};
+
+struct dp_hash_table {
+	uint32_t shift;			/* 64 - log2(buckets) */
+	uint32_t mask;			/* buckets - 1 */
+	uint32_t used;			/* keys present */
+	uint32_t live;			/* of which mapped */
+	struct dp_hash_table *older;	/* replaced tables (type-stable) */
+	size_t bytes;
+	struct dp_hash_bucket b[];
+};
+
+struct dp_hash {
+	struct dp_hash_table *table;	/* never NULL: dp_hash_empty */
+};
+
+/* A table with nothing in it, for indexes (and pools) without one. */
+extern struct dp_hash_table dp_hash_empty;
+
+/* Lock-free: the chunk mapped at granule @g, or NULL. */
+static inline struct dp_chunk *dp_hash_lookup(const struct dp_hash *h,
+					      uint64_t g)
+{
+	const struct dp_hash_table *t = DP_RCU_DEREF(h->table);
+	uint64_t i = (g * 0x9e3779b97f4a7c15ull) >> t->shift;
+
+	for (;;) {
+		uint64_t k = DP_RCU_DEREF(t->b[i].key);
+
+		if (DP_LIKELY(k == g))
+			return DP_RCU_DEREF(t->b[i].c);
+		if (!k)
+			return NULL;
+		i = (i + 1) & t->mask;
+	}
+}
+
 struct dp_index {
 	const struct dp_index_ops *ops;
 	bool radix;			/* ops == &dp_radix_ops, for the hot path */
-	uint32_t page_shift;
+	uint32_t grain_shift;		/* ranges are multiples of 1 << this,
+					 * aligned to it */
+	size_t table_bytes;		/* hash tables, for meta_bytes */
+	struct dp_hash hash;		/* the hash kind's (outside the union:
+					 * the fast free path reads it in every
+					 * pool, and finds nothing in others) */
 	size_t nodes;			/* live nodes, for meta_bytes */
 	void *spare;			/* spare nodes, linked by first word */
 	uint32_t nspare;
@@ -118,6 +185,7 @@ struct dp_index {
 
 extern const struct dp_index_ops dp_radix_ops;
 extern const struct dp_index_ops dp_btree_ops;
+extern const struct dp_index_ops dp_hash_ops;
 
 static inline struct dp_chunk *dp_radix_lookup(const struct dp_radix *r,
 					       uint64_t key)
@@ -164,8 +232,10 @@ static inline struct dp_chunk *dp_radix_lookup_rcu(const struct dp_radix *r,
 static inline struct dp_chunk *dp_index_lookup(const struct dp_index *ix,
 					       uintptr_t addr)
 {
-	if (DP_LIKELY(ix->radix))
-		return dp_radix_lookup(&ix->u.radix, addr >> ix->page_shift);
+	if (DP_LIKELY(ix->ops == &dp_hash_ops))
+		return dp_hash_lookup(&ix->hash, addr >> ix->grain_shift);
+	if (ix->radix)
+		return dp_radix_lookup(&ix->u.radix, addr >> ix->grain_shift);
 	return ix->ops->lookup(ix, addr);
 }
 
@@ -173,15 +243,17 @@ static inline struct dp_chunk *dp_index_lookup(const struct dp_index *ix,
 static inline struct dp_chunk *dp_index_lookup_rcu(const struct dp_index *ix,
 						   uintptr_t addr)
 {
-	if (DP_LIKELY(ix->radix))
+	if (DP_LIKELY(ix->ops == &dp_hash_ops))
+		return dp_hash_lookup(&ix->hash, addr >> ix->grain_shift);
+	if (ix->radix)
 		return dp_radix_lookup_rcu(&ix->u.radix,
-					   addr >> ix->page_shift);
+					   addr >> ix->grain_shift);
 	return ix->ops->lookup(ix, addr);
 }
 
 /* Returns 0, or -1 for an index kind this build does not have. */
 int dp_index_init(struct dp_index *ix, enum dmapool_index_kind kind,
-		  uint32_t page_shift);
+		  uint32_t grain_shift);
 void dp_index_fini(struct dp_index *ix);
 size_t dp_index_meta_bytes(const struct dp_index *ix);
 

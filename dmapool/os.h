@@ -7,112 +7,115 @@
  * its include path (compat/user/ or compat/kernel/) with the definitions
  * below, most of them static inline because they sit on the hot path.
  *
- * What an implementation provides:
- *
  *  types     uint8_t..uint64_t, uintptr_t, size_t, bool, true, false, NULL
  *  DP_LIKELY(x), DP_UNLIKELY(x)
  *  DP_NOINLINE                a cold function kept out of its caller
  *  DP_WARN_ON(cond)           internal-bug check; evaluates to cond
  *  DP_ASSERT(cond)            compiled out unless debugging
  *
- *  struct dp_lock             a lock a pool can hold on its hot path
- *  dp_irqflags_t              what dp_lock() returns and dp_unlock() takes
- *  void dp_lock_init(struct dp_lock *l)
- *  void dp_lock_fini(struct dp_lock *l)
+ * Locks (the pool lock guards what is shared: the slot table, the index's
+ * writers, the shared heap, orphaned heaps, spare chunks):
+ *
+ *  struct dp_lock, dp_irqflags_t
+ *  void dp_lock_init(struct dp_lock *l), void dp_lock_fini(struct dp_lock *l)
  *  dp_irqflags_t dp_lock(struct dp_lock *l)
  *  bool dp_trylock(struct dp_lock *l, dp_irqflags_t *f)   true when taken
- *                             (the hot paths try first and take the lock
- *                             in a separate function when it is busy, so
- *                             they make no call that returns to them)
  *  void dp_unlock(struct dp_lock *l, dp_irqflags_t f)
- *  dp_irqflags_t dp_global_lock(void)      guards the registry of pools
- *  void dp_global_unlock(dp_irqflags_t f)
+ *  dp_irqflags_t dp_global_lock(void), void dp_global_unlock(dp_irqflags_t)
+ *
+ * Owners: the contexts that own heaps (userspace: threads; kernel: CPUs).
+ * A context pins itself, and while pinned nothing else runs as that
+ * context (kernel: local_lock_irqsave on a per-CPU lock; userspace: a
+ * thread is its own context).  The core keeps the heap pointer of each
+ * context in struct dp_owners and the owning context's token in each chunk:
+ * a free compares tokens to know whether it runs as the owner.
+ *
+ *  dp_owner_t                  a token: even, never 0 for a live context
+ *  struct dp_owners            one per pool
+ *  struct dp_pin_lock          the first member of a heap (kernel: its
+ *                              local_lock_t lives there)
+ *  dp_pin_t                    what pin returns and unpin takes
+ *  int dp_owners_init(struct dp_owners *o, void (*exit)(void *heap, void *arg),
+ *                     void *arg)           0 or a negative errno.  exit(heap)
+ *                     runs when a context that installed a heap goes away
+ *                     (a userspace thread exiting; never in the kernel); it
+ *                     may take the pool lock.
+ *  void dp_owners_fini(struct dp_owners *o) forget every context's heap (no
+ *                     callbacks; no other call on the pool may run)
+ *  dp_owner_t dp_owner_pin(struct dp_owners *o, dp_pin_t *pin)
+ *                     pin to this context; its token
+ *  void dp_owner_unpin(struct dp_owners *o, dp_pin_t pin)
+ *  void *dp_owner_heap(struct dp_owners *o)      pinned: this context's heap
+ *                     or NULL;  dp_owner_heap_fast() the same, but may also
+ *                     return NULL when the heap is only found the slow way
+ *  dp_owner_t dp_owner_set_heap(struct dp_owners *o, void *heap)
+ *                     pinned: install this context's heap (userspace may
+ *                     allocate); its token, or 0 when it cannot (out of
+ *                     memory, an exiting thread): the caller does without
+ *  Nothing between pin and unpin may sleep.  Lock order: pin, then the
+ *  pool lock.
  *
  *  size_t dp_os_page_size(void)            a power of two
- *  void *dp_os_host_alloc(size_t n, dmapool_gfp_t gfp)   host memory, NULL on failure
+ *  void *dp_os_host_alloc(size_t n, dmapool_gfp_t gfp)   NULL on failure
  *  void *dp_os_host_zalloc(size_t n, dmapool_gfp_t gfp)
- *  void dp_os_host_free(void *p, size_t n)
+ *  void dp_os_host_free(void *p, size_t n)  any context (kernel: defers
+ *                                           what may not be freed there)
  *  int dp_os_chunk_alloc(struct dmapool_dev *dev, size_t size, size_t align,
  *                        dmapool_gfp_t gfp, void **vaddr, dmapool_dma_t *dma)
  *                                          DMA memory; 0 or a negative errno
  *  void dp_os_chunk_free(struct dmapool_dev *dev, size_t size, void *vaddr,
- *                        dmapool_dma_t dma)
- *  void dp_os_dev_get(struct dmapool_dev *dev)
- *  void dp_os_dev_put(struct dmapool_dev *dev)
- *
- *  void dp_os_memset(void *p, int c, size_t n)
- *  void dp_os_memcpy(void *d, const void *s, size_t n)
+ *                        dmapool_dma_t dma)  process context (kernel)
+ *  void dp_os_dev_get(struct dmapool_dev *dev), dp_os_dev_put(...)
+ *  void dp_os_memset(void *p, int c, size_t n), dp_os_memcpy(d, s, n)
  *  void dp_os_strscpy(char *d, const char *s, size_t n)   always terminates
+ *  void dp_os_set_errno(int e)             userspace errno; kernel: nothing
+ *  bool dp_os_gfp_may_block(dmapool_gfp_t gfp)  may an allocation sleep
  *
  *  void dp_os_report_default(const struct dmapool_report *r)  the default sink
  *  void dp_os_violation_abort(const struct dmapool_report *r) abort-on-violation
- *  uint64_t dp_os_atomic_inc(uint64_t *p)                    returns the new value
- *  uint64_t dp_os_atomic_read(const uint64_t *p)
- *  uint64_t dp_os_random_seed(void)                          any entropy source
- *  unsigned int dp_os_popcount64(uint64_t x)                 bits set in x
- *  unsigned int dp_os_ctz64(uint64_t x)       index of the lowest set bit; x != 0
+ *  uint64_t dp_os_atomic_inc(uint64_t *p), dp_os_atomic_read(const uint64_t *p)
+ *  uint64_t dp_os_random_seed(void)
+ *  unsigned int dp_os_popcount64(uint64_t x), dp_os_ctz64(uint64_t x) (x != 0)
  *
- * Atomics on shared words (kernel: READ_ONCE, WRITE_ONCE and the bitops on
- * unsigned long, which is 64 bits where the core runs):
- *
+ * Atomics:
  *  DP_READ_ONCE(x), DP_WRITE_ONCE(x, v)     one untorn access, no ordering
+ *  DP_XCHG(p, v), DP_FETCH_OR(p, v)         fully ordered; the old value
+ *  DP_FETCH_ADD(p, v)                       relaxed; the old value
+ *  bool dp_os_test_and_clear_bit32(uint32_t nr, uint32_t *w)  fully ordered
+ *  bool dp_os_cmpxchg32(uint32_t *p, uint32_t old, uint32_t new)
+ *  bool dp_os_cmpxchg_ptr(void **p, void *old, void *new)
  *  bool dp_os_test_and_set_bit64(uint32_t nr, uint64_t *w)
- *                     test_and_set_bit(): atomic, fully ordered; the old bit
- *  void dp_os_set_bit64(uint32_t nr, uint64_t *w)      set_bit(): atomic
- *  void dp_os_clear_bit64(uint32_t nr, uint64_t *w)    clear_bit(): atomic
+ *  void dp_os_set_bit64(uint32_t nr, uint64_t *w), dp_os_clear_bit64(...)
  *
- * RCU: lock-free readers of the index, writers under the pool lock.  Each
- * primitive is the kernel call named next to it, with its semantics:
- *
- *  struct dp_rcu_head                        struct rcu_head
- *  void dp_rcu_read_lock(void)               rcu_read_lock()
- *  void dp_rcu_read_unlock(void)             rcu_read_unlock()
- *  DP_RCU_DEREF(p)                           rcu_dereference(p)
- *  DP_RCU_ASSIGN(p, v)                       rcu_assign_pointer(p, v)
+ * RCU: lock-free readers (frees of other contexts' blocks, bad frees, the
+ * B-tree index); writers under the pool lock.
+ *  struct dp_rcu_head
+ *  void dp_rcu_read_lock(void), dp_rcu_read_unlock(void)
+ *  DP_RCU_DEREF(p), DP_RCU_ASSIGN(p, v)
  *  void dp_call_rcu(struct dp_rcu_head *h, void (*fn)(struct dp_rcu_head *))
- *                                            call_rcu(): fn(h) runs after a
- *                     grace period, in any context the world allows (kernel:
- *                     softirq), so fn only frees host memory
- *  void dp_rcu_barrier(void)                 rcu_barrier(): every fn queued
- *                     so far has run (the pool's destroy; may sleep)
- *  void dp_synchronize_rcu(void)             synchronize_rcu() (may sleep)
- *  DP_CONTAINER_OF(ptr, type, member)        container_of()
+ *                     fn(h) runs after a grace period; never allocates and
+ *                     never blocks (a free may call it); fn only frees host
+ *                     memory
+ *  void dp_rcu_reclaim(void)  may block: let queued callbacks run (userspace
+ *                     runs them here, after a grace period; kernel: nothing)
+ *  void dp_rcu_barrier(void)  may block: every callback queued so far ran
+ *  void dp_synchronize_rcu(void)               may block
+ *  unsigned long dp_rcu_gp_cookie(void)        a grace period beginning now
+ *  bool dp_rcu_gp_done(unsigned long cookie)   has it completed?
+ *  void dp_rcu_gp_wait(unsigned long cookie)   may block until it has
+ *  DP_CONTAINER_OF(ptr, type, member)
  *
- * A reader may be any thread that calls into a pool, at any time: userspace
- * implementations must not require threads to register by hand.  Read-side
- * sections never sleep; a pool lock may be taken inside one (RCU read side
- * first, then the pool lock), as in the kernel.
+ * Deferred work (a chunk release the caller's context may not do):
+ *  DP_HAVE_WORK                            1 when dp_work_queue() works
+ *  struct dp_work
+ *  void dp_work_init(struct dp_work *w, void (*fn)(struct dp_work *w))
+ *  bool dp_work_queue(struct dp_work *w)   true: fn runs later in process
+ *                     context (kernel); false: nobody will run it (userspace)
+ *  void dp_work_flush(struct dp_work *w)   may block: no fn is pending/running
  *
- * Per-context objects, for the per-thread caches (userspace: one object per
- * thread and pool, drained when the thread exits; kernel: alloc_percpu(),
- * one object per CPU, reached with preemption off):
- *
- *  struct dp_local                one per pool
- *  dp_local_flags_t
- *  int dp_os_local_init(struct dp_local *l, size_t size,
- *                       void (*drain)(void *obj, void *arg), void *arg)
- *                     0 or a negative errno; objects start zeroed
- *  void *dp_os_local_get(struct dp_local *l, dp_local_flags_t *f)
- *                     this context's object, pinned to it until put
- *                     (kernel: get_cpu_ptr() or local_lock_irqsave() on a
- *                     per-CPU object); NULL when none can be had (out of
- *                     memory, or a thread that is exiting): the caller then
- *                     does without.  Nothing between get and put may sleep.
- *  void dp_os_local_put(struct dp_local *l, dp_local_flags_t f)
- *  void dp_os_local_fini(struct dp_local *l)
- *                     calls drain(obj, arg) for every object, then frees
- *                     them; no other thread may use the pool meanwhile
- *  void dp_os_local_for_each(struct dp_local *l,
- *                            void (*fn)(void *obj, void *ctx), void *ctx)
- *                     visit every object (statistics; the objects' owners
- *                     may be changing them: read with DP_READ_ONCE)
- *  A userspace implementation calls drain(obj, arg) when a thread that has
- *  an object exits; drain may take the pool lock.  The kernel has no
- *  per-thread exit: objects stay with their CPU until fini.
- *
- * Memory ordering: everything the core shares between threads is guarded by
- * a pool's lock or the global lock, except the atomics, the RCU-published
- * index and the per-thread caches' held bits (see tcache.c).
+ * Memory ordering: what contexts share is guarded by the pool lock or the
+ * global lock, except the atomics above, the RCU-published index, the state
+ * words of blocks and the remote-free words of chunks (see block.h).
  */
 #ifndef DMAPOOL_OS_H
 #define DMAPOOL_OS_H

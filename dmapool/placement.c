@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0-only
 /*
  * Randomized placement (DMAPOOL_OPT_RANDOM): which free block an alloc gets
- * is drawn from a per-pool generator, so a device cannot predict the next
+ * is drawn from the heap's generator, so a device cannot predict the next
  * address a driver will hand it and plant data there in advance.
  *
  * The chunk is drawn uniformly from the first DP_RANDOM_WINDOW chunks of the
- * avail list (walking all of them would make alloc O(chunks)): draw k below
+ * heap's list (walking all of them would make alloc O(chunks)): draw k below
  * the window and walk k steps; if the list ends first, its length n is now
  * known and k is drawn again below n.  Each of n < window chunks is then
  * chosen with probability 1/window + (window - n)/window * 1/n = 1/n, and
@@ -26,7 +26,11 @@
  * its bias is below n / 2^32.  It is not a cryptographic generator: a device
  * sees only the addresses it is given, never the state.
  */
-#include "pool.h"
+#include "heap.h"
+
+/* Chunks considered (the head of the heap's list of chunks with a free
+ * block): walking all of them would make alloc O(chunks). */
+#define DP_RANDOM_WINDOW	16u
 
 uint64_t dp_rand_next(uint64_t *state)
 {
@@ -83,14 +87,14 @@ static uint32_t select64(uint64_t x, uint32_t k)
 /* Free blocks of @c (the chunk has at least one). */
 static uint32_t free_count(const struct dp_chunk *c)
 {
-	uint64_t words = c->map[0];
+	uint64_t words = c->summary;
 	uint32_t n = 0;
 
 	while (words) {
 		uint32_t w = dp_os_ctz64(words);
 
 		words &= words - 1;
-		n += popcount64(c->map[1 + w]);
+		n += popcount64(c->map[w]);
 	}
 	return n;
 }
@@ -98,11 +102,11 @@ static uint32_t free_count(const struct dp_chunk *c)
 /* Position of the @k-th (from 0) free block of @c. */
 static uint32_t nth_free(const struct dp_chunk *c, uint32_t k)
 {
-	uint64_t words = c->map[0];
+	uint64_t words = c->summary;
 
 	for (;;) {
 		uint32_t w = dp_os_ctz64(words);
-		uint64_t word = c->map[1 + w];
+		uint64_t word = c->map[w];
 		uint32_t n = popcount64(word);
 
 		words &= words - 1;
@@ -112,27 +116,22 @@ static uint32_t nth_free(const struct dp_chunk *c, uint32_t k)
 	}
 }
 
-struct dp_chunk *dp_random_take(struct dmapool *pool, uint32_t *pos)
+struct dp_chunk *dp_random_pick(struct dp_chunk *list, uint64_t *rng,
+				uint32_t *pos)
 {
-	uint64_t *rng = &pool->hard.rng;
-	struct dp_chunk *c = pool->avail;
+	struct dp_chunk *c = list;
 	uint32_t n, k;
 
-	if (!c)
-		return NULL;
 	k = dp_rand_below(rng, DP_RANDOM_WINDOW);
 	for (n = 1; n <= k && c->next; n++)
 		c = c->next;
 	if (n <= k && n > 1) {
 		/* The list holds only n chunks, fewer than the window. */
-		c = pool->avail;
+		c = list;
 		for (k = dp_rand_below(rng, n); k; k--)
 			c = c->next;
 	}
 	*pos = nth_free(c, dp_rand_below(rng, free_count(c)));
-	dp_chunk_take(c, *pos);
-	if (dp_chunk_full(c))
-		dp_avail_del(pool, c);
-	pool->in_use++;
+	dp_block_take(c, *pos);
 	return c;
 }

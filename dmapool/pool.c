@@ -4,31 +4,40 @@
  *
  * A pool hands out fixed-size blocks carved from chunks of DMA memory, like
  * the kernel's dma_pool, but none of its state lives in that memory: each
- * chunk is described by a small host-memory record with a bitmap of its free
- * blocks (chunk.h), chunks with free blocks sit on an avail list, an index
+ * chunk is described by a host-memory record (chunk.h) with a free map and
+ * a state word per block (block.h); every context that allocates has a heap
+ * of chunks of its own (heap.h), so threads (CPUs in the kernel) allocate
+ * and free their own blocks without a lock or a shared cache line; an index
  * maps an address back to its chunk for dmapool_free() (index.h), and a
- * handle names chunk, block and generation for dmapool_free_block()
+ * handle names slot, block and generation for dmapool_free_handle()
  * (handle.c).  A device that writes anywhere in pool memory therefore
  * changes data, never the allocator's decisions, and every free is checked
- * against the allocator's own records before anything changes (reports.c).
- * The price is a lookup on free; a radix tree over page frames keeps it to a
- * few loads, and because alloc and free never touch block memory the cache
- * footprint is a bit per block instead of a cache line per block.
+ * against the allocator's own records before anything changes.  The price
+ * of out-of-line state is a lookup on free (a radix tree over page frames:
+ * a few loads); what it buys is that alloc and free never touch block
+ * memory, and that a free races nothing but one atomic on a word of its
+ * own.  Options add steps to one slow path per direction (alloc.c,
+ * free.c); dp_pool_paths() below decides, once, which paths a pool takes.
  *
- * This file: creating, destroying and describing pools.
+ * This file: creating, destroying and describing pools; quiesce; shrink.
  */
-#include "pool.h"
+#include "datapath.h"
 
 #define DP_SUPPORTED_FLAGS	(DMAPOOL_OPT_ABORT_ON_VIOLATION | \
 				 DMAPOOL_OPT_THREAD_CACHE | \
 				 DMAPOOL_OPT_AUTO_SHRINK | \
 				 DMAPOOL_OPT_POISON | DMAPOOL_OPT_QUARANTINE | \
-				 DMAPOOL_OPT_SCRUB | DMAPOOL_OPT_RANDOM)
+				 DMAPOOL_OPT_SCRUB | DMAPOOL_OPT_RANDOM | \
+				 DMAPOOL_OPT_SHARED | \
+				 DMAPOOL_OPT_POISON_SAMPLED)
+
+/* The index the fast free path reads when a pool may not take it. */
+static struct dp_hash no_hash = { &dp_hash_empty };
 
 void dmapool_opts_init(struct dmapool_opts *o)
 {
 	dp_os_memset(o, 0, sizeof(*o));
-	o->index = DMAPOOL_INDEX_RADIX;
+	o->index = DMAPOOL_INDEX_HASH;
 }
 
 static const char *check_opts(const struct dmapool_opts *o)
@@ -41,8 +50,62 @@ static const char *check_opts(const struct dmapool_opts *o)
 	if (o->reserved32)
 		return "reserved option fields must be zero";
 	if (o->flags & ~DP_SUPPORTED_FLAGS)
-		return "option flags not supported by this build";
+		return "unknown option flags";
+	if (o->index != DMAPOOL_INDEX_RADIX && o->index != DMAPOOL_INDEX_BTREE &&
+	    o->index != DMAPOOL_INDEX_HASH)
+		return "unknown index kind";
 	return dp_harden_check_opts(o);
+}
+
+/*
+ * The one place that decides a pool's paths: which steps its slow paths
+ * take, and whether its allocations and frees may take the fast paths.
+ */
+static void dp_pool_paths(struct dmapool *pool, const struct dmapool_opts *o)
+{
+	dp_harden_init(pool, o);
+	if (o->flags & DMAPOOL_OPT_AUTO_SHRINK)
+		pool->steps |= DP_STEP_AUTO_SHRINK;
+	if (o->flags & DMAPOOL_OPT_SHARED)
+		pool->steps |= DP_STEP_SHARED;
+	/* The fast path's offset arithmetic is for one-segment chunks. */
+	pool->fast_alloc = !(pool->steps & DP_STEPS_ALLOC_SLOW) &&
+			   pool->geo.fast_recip;
+	pool->fast_free = !(pool->steps & DP_STEPS_FREE_SLOW) &&
+			  pool->index.ops == &dp_hash_ops;
+	pool->fast_hash = pool->fast_free ? &pool->index.hash : &no_hash;
+}
+
+/* The index's granule: what every chunk is aligned to and a multiple of. */
+static uint32_t grain_shift(const struct dp_geometry *g)
+{
+	uint32_t s = 0;
+
+	while (((size_t)2 << s) <= g->chunk_align)
+		s++;
+	return s;
+}
+
+static void pool_free(struct dmapool *pool)
+{
+	struct dp_heap *h, *next;
+
+	for (h = pool->heaps; h; h = next) {
+		next = h->pnext;
+		dp_heap_ring_free(h);
+		dp_os_host_free(h, sizeof(*h));
+	}
+	dp_heap_ring_free(&pool->shared);
+	dp_index_fini(&pool->index);
+	if (pool->full_map)
+		dp_full_map_free(&pool->geo, pool->full_map);
+	dp_lock_fini(&pool->lock);
+	dp_os_host_free(pool, sizeof(*pool));
+}
+
+static void release_pending_work(struct dp_work *w)
+{
+	dp_supply_run_pending(DP_CONTAINER_OF(w, struct dmapool, work));
 }
 
 struct dmapool *dmapool_create_opts(const char *name, struct dmapool_dev *dev,
@@ -66,56 +129,42 @@ struct dmapool *dmapool_create_opts(const char *name, struct dmapool_dev *dev,
 				       opts->redzone, opts->chunk_size,
 				       dp_os_page_size());
 	if (why) {
-		dp_report_global(DMAPOOL_R_BAD_GEOMETRY, NULL, 0, why);
+		dp_report_create(name, opts->report, opts->report_ctx,
+				 opts->flags & DMAPOOL_OPT_ABORT_ON_VIOLATION,
+				 why);
+		dp_os_set_errno(DP_EINVAL);
 		return NULL;
 	}
 
 	pool = dp_os_host_zalloc(sizeof(*pool), 0);
 	if (!pool)
-		return NULL;
-	if (dp_index_init(&pool->index, opts->index, geo.page_shift)) {
-		dp_os_host_free(pool, sizeof(*pool));
-		dp_report_global(DMAPOOL_R_BAD_GEOMETRY, NULL, 0,
-				 "index kind not available in this build");
-		return NULL;
-	}
+		goto oom;
 	dp_lock_init(&pool->lock);
 	pool->geo = geo;
-	/* (check_opts refused thread caches with hardening options.) */
-	if (dp_harden_init(pool, opts)) {
-		dp_harden_fini(pool);
-		dp_index_fini(&pool->index);
-		dp_os_host_free(pool, sizeof(*pool));
-		return NULL;
-	}
-	if ((opts->flags & DMAPOOL_OPT_THREAD_CACHE) && dp_tc_init(pool)) {
-		dp_index_fini(&pool->index);
-		dp_os_host_free(pool, sizeof(*pool));
-		return NULL;
-	}
-	pool->auto_shrink = opts->flags & DMAPOOL_OPT_AUTO_SHRINK;
-	pool->special = !pool->index.radix || pool->tcache ||
-			pool->auto_shrink || pool->hooked;
-	pool->alloc_special = pool->tcache || pool->hooked;
-	pool->reserve = opts->reserve_chunks;
-	pool->full_map = dp_full_map_new(&pool->geo);
-	if (!pool->full_map) {
-		dp_harden_fini(pool);
-		if (pool->tcache)
-			dp_os_local_fini(&pool->local);
-		dp_index_fini(&pool->index);
-		dp_os_host_free(pool, sizeof(*pool));
-		return NULL;
-	}
+	dp_index_init(&pool->index, opts->index, grain_shift(&geo));
+	dp_pool_paths(pool, opts);
 	pool->flags = opts->flags;
+	pool->reserve = opts->reserve_chunks;
 	pool->report = opts->report;
 	pool->report_ctx = opts->report_ctx;
-	pool->gen_seed = (uint16_t)dp_os_random_seed();
 	dp_os_strscpy(pool->name, name ? name : "", sizeof(pool->name));
 	pool->dev = dev;
+	dp_work_init(&pool->work, release_pending_work);
+	dp_heap_init(&pool->shared, pool, DP_OWNER_SHARED);
+	pool->full_map = dp_full_map_new(&pool->geo);
+	if (!pool->full_map || dp_heap_ring_alloc(&pool->shared, 0))
+		goto oom_pool;
+	if (dp_owners_init(&pool->owners, dp_heap_orphan, pool))
+		goto oom_pool;
 	dp_os_dev_get(dev);
 	dp_registry_add(pool);
 	return pool;
+
+oom_pool:
+	pool_free(pool);
+oom:
+	dp_os_set_errno(DP_ENOMEM);
+	return NULL;
 }
 
 struct dmapool *dmapool_create(const char *name, struct dmapool_dev *dev,
@@ -124,99 +173,140 @@ struct dmapool *dmapool_create(const char *name, struct dmapool_dev *dev,
 	return dmapool_create_opts(name, dev, size, align, boundary, NULL);
 }
 
+/* ---- reading the records ------------------------------------------------ */
+
+static uint32_t allocated_in(const struct dmapool *pool,
+			     const struct dp_chunk *c)
+{
+	uint32_t pos, n = 0;
+
+	for (pos = 0; pos < pool->geo.nstate; pos++)
+		n += DP_READ_ONCE(c->st[pos]) & DP_ST_ALLOC;
+	return n;
+}
+
+static uint32_t pending_in(const struct dmapool *pool,
+			   const struct dp_chunk *c)
+{
+	uint32_t w, n = 0;
+
+	for (w = 0; w < pool->geo.nwords; w++)
+		n += dp_os_popcount64(DP_READ_ONCE(c->rem->words[w]));
+	return n;
+}
+
+/* Blocks allocated now, over every live chunk; lock held. */
+static uint64_t in_use(struct dmapool *pool, uint64_t *pending)
+{
+	uint64_t n = 0;
+	uint32_t id;
+
+	*pending = 0;
+	for (id = 0; id < pool->nslots; id++) {
+		struct dp_chunk *c = dp_slot_record(pool, id);
+
+		if (c && c->live) {
+			n += allocated_in(pool, c);
+			*pending += pending_in(pool, c);
+		}
+	}
+	return n;
+}
+
 void dmapool_destroy(struct dmapool *pool)
 {
 	struct dp_pending p;
+	uint64_t busy, pending;
 	dp_irqflags_t flags;
-	uint64_t in_use;
-	uint32_t id;
 
 	if (!pool)
 		return;
 	dp_registry_del(pool);
-	/* Every thread's cached blocks go back first: they are not in use. */
-	if (pool->tcache) {
-		pool->dying = true;
-		dp_os_local_fini(&pool->local);
-	}
-
-	/* Blocks still allocated stay where the device may be using them. */
+	dp_work_flush(&pool->work);
+	dp_owners_fini(&pool->owners);
 	flags = dp_lock(&pool->lock);
-	in_use = pool->in_use;
+	pool->dying = true;
+	busy = in_use(pool, &pending);
 	dp_unlock(&pool->lock, flags);
-	if (in_use) {
+	/* Blocks still allocated stay where the device may be using them. */
+	if (busy) {
 		dp_report_fill(pool, &p, DMAPOOL_R_DESTROY_BUSY, NULL, 0,
 			       "destroyed with blocks still allocated: their chunks are kept, not returned to the backend");
-		p.r.count = in_use;
+		p.r.count = busy;
 		dp_report_deliver(pool, &p);
 	}
-
-	for (id = 0; id < pool->nslots; id++) {
-		struct dp_chunk *c = pool->slots[id].chunk;
-
-		if (c && c->gen)
-			dp_os_host_free(c->gen, dp_gen_bytes(pool));
-		if (c)
-			dp_chunk_destroy(pool, c,
-					 !dp_chunk_allocated_count(c, &pool->geo));
-	}
-	/*
-	 * Index nodes and chunk records retired earlier are freed by their RCU
-	 * callbacks, which need nothing of the pool: no need to wait for them
-	 * here (a kernel module calls rcu_barrier() before it unloads).
-	 */
-	dp_harden_fini(pool);
-	dp_index_fini(&pool->index);
-	if (pool->slots)
-		dp_os_host_free(pool->slots,
-				pool->slot_cap * sizeof(*pool->slots));
-	dp_os_host_free(pool->full_map, dp_full_map_bytes(&pool->geo));
+	dp_supply_fini(pool);
+	/* B-tree nodes retired earlier: their callbacks need nothing of us,
+	 * but userspace runs them only when asked. */
+	dp_rcu_reclaim();
 	dp_os_dev_put(pool->dev);
-	dp_lock_fini(&pool->lock);
-	dp_os_host_free(pool, sizeof(*pool));
+	pool_free(pool);
 }
 
-static void get_stats(const struct dmapool *cpool, struct dmapool_stats *st)
+static uint64_t heap_bytes(const struct dp_heap *h)
 {
-	/* The lock is the only thing a reader changes. */
-	struct dmapool *pool = (struct dmapool *)cpool;
-	const struct dp_geometry *g;
-	uint64_t gens = 0, cached, cache_bytes;
+	return h->q.ring ? h->q.max * sizeof(*h->q.ring) : 0;
+}
+
+static void get_stats(struct dmapool *pool, struct dmapool_stats *st)
+{
+	const struct dp_geometry *g = &pool->geo;
+	uint64_t heaps = 0, rings = 0, pending;
+	struct dp_heap *h;
 	dp_irqflags_t flags;
-	uint32_t id, k;
+	uint32_t k;
 
 	dp_os_memset(st, 0, sizeof(*st));
-	if (!pool)
-		return;
-	g = &pool->geo;
-	/* Exact when no thread is using its cache meanwhile. */
-	dp_tc_stats(pool, &cached, &cache_bytes);
 	flags = dp_lock(&pool->lock);
-	for (id = 0; id < pool->nslots; id++)
-		if (pool->slots[id].chunk && pool->slots[id].chunk->gen)
-			gens++;
-	st->blocks_in_use = pool->in_use > cached ? pool->in_use - cached : 0;
-	st->blocks_cached = cached;
+	st->blocks_in_use = in_use(pool, &pending);
+	st->blocks_cached = pending;
+	for (h = &pool->shared; h; h = h == &pool->shared ? pool->heaps :
+							      h->pnext) {
+		st->quarantined += DP_READ_ONCE(h->q.count);
+		st->quarantine_forced += DP_READ_ONCE(h->q.forced);
+		rings += heap_bytes(h);
+		heaps += h != &pool->shared;
+	}
 	st->chunks_released = pool->chunks_released;
 	st->chunks = pool->nchunks;
 	st->blocks_total = pool->nchunks * g->blocks;
 	st->dma_bytes = pool->nchunks * g->chunk_size;
-	st->meta_bytes = sizeof(*pool) + dp_full_map_bytes(g) +
-			 pool->nchunks * dp_chunk_meta_size(g) +
-			 pool->slot_cap * sizeof(struct dp_slot) +
-			 gens * dp_gen_bytes(pool) +
-			 dp_index_meta_bytes(&pool->index) + cache_bytes +
-			 dp_harden_meta_bytes(pool);
-	st->violations = pool->violations;
-	for (k = 0; k < DMAPOOL_R_KINDS; k++)
-		st->by_kind[k] = pool->by_kind[k];
-	st->quarantined = pool->hard.q.count;
-	st->quarantine_forced = pool->hard.q.forced;
+	st->meta_bytes = sizeof(*pool) + g->nwords * sizeof(uint64_t) +
+			 (uint64_t)pool->nslots *
+				 (dp_chunk_meta_size(g) + sizeof(void *)) +
+			 heaps * sizeof(struct dp_heap) + rings +
+			 dp_index_meta_bytes(&pool->index);
 	dp_unlock(&pool->lock, flags);
+	st->violations = dp_os_atomic_read(&pool->violations);
+	for (k = 0; k < DMAPOOL_R_KINDS; k++)
+		st->by_kind[k] = dp_os_atomic_read(&pool->by_kind[k]);
 	st->block_size = g->size;
 	st->stride = g->stride;
 	st->chunk_size = g->chunk_size;
 	st->blocks_per_chunk = g->blocks;
+}
+
+void dmapool_get_stats_size(const struct dmapool *pool,
+			    struct dmapool_stats *st, size_t size)
+{
+	struct dmapool_stats full;
+
+	if (!st)
+		return;
+	dp_os_memset(&full, 0, sizeof(full));
+	/* The lock is the only thing a reader changes. */
+	if (pool)
+		get_stats((struct dmapool *)pool, &full);
+	if (size > sizeof(full)) {
+		dp_os_memset((char *)st + sizeof(full), 0, size - sizeof(full));
+		size = sizeof(full);
+	}
+	dp_os_memcpy(st, &full, size);
+}
+
+unsigned int dmapool_version(void)
+{
+	return DMAPOOL_VERSION;
 }
 
 void dmapool_walk_chunks(const struct dmapool *cpool, dmapool_chunk_fn fn,
@@ -230,30 +320,93 @@ void dmapool_walk_chunks(const struct dmapool *cpool, dmapool_chunk_fn fn,
 		return;
 	flags = dp_lock(&pool->lock);
 	for (id = 0; id < pool->nslots; id++) {
-		struct dp_chunk *c = pool->slots[id].chunk;
+		struct dp_chunk *c = dp_slot_record(pool, id);
 
-		if (c)
+		if (c && c->live)
 			fn((void *)c->vaddr, c->dma, pool->geo.chunk_size, ctx);
 	}
 	dp_unlock(&pool->lock, flags);
 }
 
-void dmapool_get_stats_size(const struct dmapool *pool,
-			    struct dmapool_stats *st, size_t size)
-{
-	struct dmapool_stats full;
+/* ---- quiesce and shrink ------------------------------------------------- */
 
-	if (!st)
+void dmapool_quiesce(struct dmapool *pool)
+{
+	struct dp_chunk *release = NULL;
+	struct dp_heap *h;
+	dp_irqflags_t flags;
+	dp_pin_t pin;
+
+	if (DP_UNLIKELY(!pool)) {
+		dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0,
+				 "dmapool_quiesce called with a NULL pool");
 		return;
-	get_stats(pool, &full);
-	if (size > sizeof(full)) {
-		dp_os_memset((char *)st + sizeof(full), 0, size - sizeof(full));
-		size = sizeof(full);
 	}
-	dp_os_memcpy(st, &full, size);
+	if (!(pool->steps & DP_STEP_QUARANTINE))
+		return;
+	/* Every block queued so far is older than the new epoch. */
+	DP_FETCH_ADD(&pool->qepoch, 1);
+	dp_owner_pin(&pool->owners, &pin);
+	h = dp_owner_heap(&pool->owners);
+	if (h)
+		dp_heap_quiesce(h, false, &release);
+	dp_owner_unpin(&pool->owners, pin);
+	/* The heaps no context owns; other contexts' heaps release theirs at
+	 * their next free or refill. */
+	flags = dp_lock(&pool->lock);
+	dp_heap_quiesce(&pool->shared, false, &release);
+	for (h = pool->orphans; h; h = h->onext)
+		dp_heap_quiesce(h, false, &release);
+	dp_unlock(&pool->lock, flags);
+	dp_supply_release(pool, release, false);
 }
 
-unsigned int dmapool_version(void)
+static struct dp_chunk *join(struct dp_chunk *a, struct dp_chunk *b)
 {
-	return DMAPOOL_VERSION;
+	struct dp_chunk *c = a;
+
+	if (!a)
+		return b;
+	while (c->pnext)
+		c = c->pnext;
+	c->pnext = b;
+	return a;
+}
+
+size_t dmapool_shrink(struct dmapool *pool)
+{
+	struct dp_chunk *release = NULL, *list = NULL;
+	size_t keep, n;
+	struct dp_heap *h;
+	dp_irqflags_t flags;
+	dp_pin_t pin;
+
+	if (!pool) {
+		dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0,
+				 "dmapool_shrink called with a NULL pool");
+		return 0;
+	}
+	keep = pool->reserve;
+	/* The caller's heap: blocks freed to it elsewhere come back first. */
+	dp_owner_pin(&pool->owners, &pin);
+	h = dp_owner_heap(&pool->owners);
+	if (h) {
+		dp_heap_refill(h, &release);
+		list = dp_heap_detach_empty(h, &keep);
+	}
+	dp_owner_unpin(&pool->owners, pin);
+	/* The heaps no context owns are the lock holder's. */
+	flags = dp_lock(&pool->lock);
+	dp_heap_refill(&pool->shared, &release);
+	list = join(list, dp_heap_detach_empty(&pool->shared, &keep));
+	for (h = pool->orphans; h; h = h->onext) {
+		dp_heap_refill(h, &release);
+		list = join(list, dp_heap_detach_empty(h, &keep));
+	}
+	dp_unlock(&pool->lock, flags);
+	list = join(list, release);
+	n = dp_supply_run_pending(pool);
+	n += dp_supply_release(pool, list, false);
+	dp_rcu_reclaim();
+	return n;
 }

@@ -11,25 +11,23 @@
  * dp_radix_lookup() is inline in index.h because it is on the free path.
  * Every page of a chunk has an entry, so any address inside a chunk finds it.
  *
- * RCU: a writer fills a node before linking it, links with one release
- * store, and clears a slot with one store, so a lock-free reader sees each
+ * Lock-free readers: a writer fills a node before linking it, links with one
+ * release store, and clears a slot with one store, so a reader sees each
  * slot either before or after.  Growth changes root, prefix and top level at
  * once: lock-free readers start from a copy of those three in a node of its
- * own (pub), replaced as a whole.  Unlinked nodes and replaced copies are
- * freed after a grace period.
+ * own (pub), replaced as a whole.  No node is ever freed before the index
+ * is destroyed (index.h), so readers need no grace period at all.
  */
 #include "index.h"
 
-#define MAX_LEVELS	((64 + DP_RADIX_BITS - 1) / DP_RADIX_BITS)
-
 static uint64_t first_key(const struct dp_index *ix, uintptr_t start)
 {
-	return start >> ix->page_shift;
+	return start >> ix->grain_shift;
 }
 
 static uint64_t last_key(const struct dp_index *ix, uintptr_t start, size_t len)
 {
-	return (start + len - 1) >> ix->page_shift;
+	return (start + len - 1) >> ix->grain_shift;
 }
 
 static bool covers(uint32_t top, uint64_t prefix, uint64_t k)
@@ -82,19 +80,6 @@ static uint32_t radix_remove_nodes_needed(const struct dp_index *ix,
 	return 0;
 }
 
-static void node_free_rcu(struct dp_rcu_head *head)
-{
-	struct dp_radix_node *n = DP_CONTAINER_OF(head, struct dp_radix_node,
-						  rcu);
-
-	dp_os_host_free(n, sizeof(*n));
-}
-
-static void retire(struct dp_index *ix, struct dp_radix_node *n)
-{
-	dp_index_node_retire(ix, &n->rcu, node_free_rcu);
-}
-
 /* Publish the writer's root, prefix and top level for lock-free readers. */
 static void publish_root(struct dp_index *ix)
 {
@@ -107,9 +92,9 @@ static void publish_root(struct dp_index *ix)
 		pub->u.root.prefix = r->prefix;
 		pub->u.root.top_shift = r->top_shift;
 	}
+	if (pub)
+		pub->older = old;
 	DP_RCU_ASSIGN(r->pub, pub);
-	if (old)
-		retire(ix, old);
 }
 
 static void radix_insert(struct dp_index *ix, uintptr_t start, size_t len,
@@ -153,53 +138,22 @@ static void radix_insert(struct dp_index *ix, uintptr_t start, size_t len,
 	}
 }
 
-static bool node_empty(const struct dp_radix_node *n)
-{
-	uint32_t i;
-
-	for (i = 0; i < DP_RADIX_SLOTS; i++)
-		if (n->u.slot[i])
-			return false;
-	return true;
-}
-
 static void radix_remove_key(struct dp_index *ix, uint64_t k)
 {
 	struct dp_radix *r = &ix->u.radix;
-	struct dp_radix_node *path[MAX_LEVELS];
-	uint32_t depth = 0, s = r->top_shift;
-	struct dp_radix_node *n = r->root, *dead = NULL;
+	struct dp_radix_node *n = r->root;
+	uint32_t s = r->top_shift;
 
 	if (!n || !covers(r->top_shift, r->prefix, k))
 		return;
-	for (;;) {
-		path[depth++] = n;
-		if (!s)
-			break;
+	while (s) {
 		n = n->u.slot[(k >> s) & (DP_RADIX_SLOTS - 1)];
 		if (!n)
 			return;
 		s -= DP_RADIX_BITS;
 	}
-	/*
-	 * path[depth - 1] is the leaf; clear upward while nodes empty out.  A
-	 * reader still inside an unlinked node finds NULL there: the node is
-	 * freed only after it has left.
-	 */
-	for (s = 0; depth; s += DP_RADIX_BITS) {
-		n = path[--depth];
-		DP_WRITE_ONCE(n->u.slot[(k >> s) & (DP_RADIX_SLOTS - 1)], NULL);
-		if (dead)
-			retire(ix, dead);	/* unlinked just now */
-		dead = NULL;
-		if (!node_empty(n))
-			return;
-		dead = n;
-	}
-	/* The root emptied: the tree is gone. */
-	r->root = NULL;
-	publish_root(ix);
-	retire(ix, dead);
+	/* Nodes that empty stay: readers may be in them, now or later. */
+	DP_WRITE_ONCE(n->u.slot[k & (DP_RADIX_SLOTS - 1)], NULL);
 }
 
 static void radix_remove(struct dp_index *ix, uintptr_t start, size_t len)
@@ -212,7 +166,7 @@ static void radix_remove(struct dp_index *ix, uintptr_t start, size_t len)
 
 static struct dp_chunk *radix_lookup(const struct dp_index *ix, uintptr_t addr)
 {
-	return dp_radix_lookup_rcu(&ix->u.radix, addr >> ix->page_shift);
+	return dp_radix_lookup_rcu(&ix->u.radix, addr >> ix->grain_shift);
 }
 
 static void destroy_node(struct dp_index *ix, struct dp_radix_node *n,
@@ -227,6 +181,16 @@ static void destroy_node(struct dp_index *ix, struct dp_radix_node *n,
 	dp_index_node_free(ix, n);
 }
 
+static void free_pubs(struct dp_index *ix, struct dp_radix_node *n)
+{
+	while (n) {
+		struct dp_radix_node *older = n->older;
+
+		dp_index_node_free(ix, n);
+		n = older;
+	}
+}
+
 /* No reader is left: free at once. */
 static void radix_destroy(struct dp_index *ix)
 {
@@ -234,8 +198,7 @@ static void radix_destroy(struct dp_index *ix)
 
 	if (r->root)
 		destroy_node(ix, r->root, r->top_shift);
-	if (r->pub)
-		dp_index_node_free(ix, r->pub);
+	free_pubs(ix, r->pub);
 	r->root = NULL;
 	r->pub = NULL;
 }
@@ -247,6 +210,8 @@ const struct dp_index_ops dp_radix_ops = {
 	.remove_nodes_needed = radix_remove_nodes_needed,
 	.insert = radix_insert,
 	.remove = radix_remove,
+	.clear = radix_remove,
+	.clear_keeps_entry = false,
 	.lookup = radix_lookup,
 	.destroy = radix_destroy,
 };

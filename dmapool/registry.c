@@ -4,7 +4,7 @@
  * from a free of an address no pool knows.  Only error paths search it.
  * Lock order: the global lock, then a pool's lock.
  */
-#include "pool.h"
+#include "report.h"
 
 static struct dmapool *pools;
 
@@ -42,19 +42,19 @@ bool dp_registry_owner(const struct dmapool *self, const void *addr,
 	struct dmapool *p;
 	bool found = false;
 
+	dp_rcu_read_lock();
 	for (p = pools; p && !found; p = p->reg_next) {
 		struct dp_chunk *c;
-		dp_irqflags_t pf;
 
 		if (p == self)
 			continue;
-		pf = dp_lock(&p->lock);
-		c = dp_index_lookup(&p->index, va);
-		found = c && va - c->vaddr < p->geo.chunk_size;
+		c = dp_index_lookup_rcu(&p->index, va);
+		found = c && DP_READ_ONCE(c->live) &&
+			va - DP_READ_ONCE(c->vaddr) < p->geo.chunk_size;
 		if (found)
 			dp_os_strscpy(name, p->name, 32);
-		dp_unlock(&p->lock, pf);
 	}
+	dp_rcu_read_unlock();
 	dp_global_unlock(f);
 	return found;
 }

@@ -3,7 +3,7 @@
  * Reports: every detected problem becomes a struct dmapool_report, counted
  * in its pool and handed to a sink.  A report never changes the pool.
  */
-#include "pool.h"
+#include "report.h"
 
 static const char *const kind_names[DMAPOOL_R_KINDS] = {
 	[DMAPOOL_R_DOUBLE_FREE] = "double-free",
@@ -79,11 +79,8 @@ static void dispatch(dmapool_report_fn fn, void *ctx, bool abort_after,
 
 void dp_report_deliver(struct dmapool *pool, struct dp_pending *p)
 {
-	dp_irqflags_t f = dp_lock(&pool->lock);
-
-	pool->violations++;
-	pool->by_kind[p->r.kind]++;
-	dp_unlock(&pool->lock, f);
+	dp_os_atomic_inc(&pool->violations);
+	dp_os_atomic_inc(&pool->by_kind[p->r.kind]);
 	if (p->owner[0])
 		p->r.owner_name = p->owner;
 	dispatch(pool->report, pool->report_ctx,
@@ -98,6 +95,18 @@ void dp_report_global(enum dmapool_report_kind kind, const void *addr,
 	dp_report_fill(NULL, &p, kind, addr, dma, detail);
 	dp_os_atomic_inc(&global_violations);
 	dispatch(NULL, NULL, false, &p.r);
+}
+
+void dp_report_create(const char *name, dmapool_report_fn sink, void *ctx,
+		      bool abort_after, const char *detail)
+{
+	struct dp_pending p;
+
+	dp_report_fill(NULL, &p, DMAPOOL_R_BAD_GEOMETRY, NULL, 0, detail);
+	dp_os_strscpy(p.owner, name ? name : "", sizeof(p.owner));
+	p.r.pool_name = p.owner;
+	dp_os_atomic_inc(&global_violations);
+	dispatch(sink, ctx, abort_after, &p.r);
 }
 
 void dp_report_unknown_address(struct dmapool *pool, struct dp_pending *p,

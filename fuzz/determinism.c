@@ -21,7 +21,7 @@
 void __wrap_dp_call_rcu(struct dp_rcu_head *head,
 			void (*fn)(struct dp_rcu_head *head));
 
-/* Linked through the first word of liburcu's (unused) storage. */
+/* Linked through the head's own next pointer. */
 static struct dp_rcu_head *queue;
 static unsigned long queued;
 
@@ -29,7 +29,7 @@ void __wrap_dp_call_rcu(struct dp_rcu_head *head,
 			void (*fn)(struct dp_rcu_head *head))
 {
 	head->fn = fn;
-	head->urcu[0] = queue;
+	head->next = queue;
 	queue = head;
 	queued++;
 }
@@ -41,7 +41,7 @@ unsigned long dpf_rcu_flush(void)
 	while (queue) {
 		struct dp_rcu_head *head = queue;
 
-		queue = head->urcu[0];
+		queue = head->next;
 		head->fn(head);
 		n++;
 	}

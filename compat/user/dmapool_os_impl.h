@@ -147,6 +147,32 @@ static inline void dp_os_clear_bit64(uint32_t nr, uint64_t *w)
 	__atomic_fetch_and(w, ~((uint64_t)1 << nr), __ATOMIC_RELAXED);
 }
 
+/* Bit @nr of *w cleared; was it set?  (x86: one lock btr.) */
+static inline bool dp_os_test_and_clear_bit32(uint32_t nr, uint32_t *w)
+{
+	uint32_t bit = 1u << nr;
+
+	return __atomic_fetch_and(w, ~bit, __ATOMIC_SEQ_CST) & bit;
+}
+
+/* *p = new if *p == old; true when it was.  Fully ordered. */
+static inline bool dp_os_cmpxchg32(uint32_t *p, uint32_t old, uint32_t new)
+{
+	return __atomic_compare_exchange_n(p, &old, new, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+static inline bool dp_os_cmpxchg_ptr(void **p, void *old, void *new)
+{
+	return __atomic_compare_exchange_n(p, &old, new, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+/* Fully ordered exchange and fetch-or. */
+#define DP_XCHG(p, v)		__atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
+#define DP_FETCH_OR(p, v)	__atomic_fetch_or((p), (v), __ATOMIC_SEQ_CST)
+#define DP_FETCH_ADD(p, v)	__atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+
 #define DP_CONTAINER_OF(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
@@ -165,7 +191,7 @@ static inline void dp_os_clear_bit64(uint32_t nr, uint64_t *w)
 #endif
 
 struct dp_rcu_head {
-	void *urcu[2];			/* liburcu's struct rcu_head */
+	struct dp_rcu_head *next;	/* on rcu.c's deferred list */
 	void (*fn)(struct dp_rcu_head *head);
 };
 
@@ -194,57 +220,102 @@ static inline void dp_rcu_read_unlock(void)
 #define DP_RCU_ASSIGN(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
 
 void dp_call_rcu(struct dp_rcu_head *head, void (*fn)(struct dp_rcu_head *));
+void dp_rcu_reclaim(void);
 void dp_rcu_barrier(void);
 void dp_synchronize_rcu(void);
+unsigned long dp_rcu_gp_cookie(void);
+bool dp_rcu_gp_done(unsigned long cookie);
+void dp_rcu_gp_wait(unsigned long cookie);
 
 /*
- * Per-thread objects (local.c).  Each thread has a table of object pointers
- * indexed by the dp_local's id; the fast path is one TLS load and two
- * compares.  initial-exec: the table pointer costs no __tls_get_addr call
- * even in the shared library.
+ * Owners (owners.c): each thread that allocates from a pool gets its own
+ * heap there.  The heap pointer of the first DP_OWNER_FAST pools is one
+ * initial-exec TLS load away (slot 0 stays NULL: pools beyond the fast
+ * slots use it and find their heap in owners.c).  A thread's token is its
+ * thread pointer (the TLS base: one compare with %fs:0 on x86-64), even
+ * and unique among live threads.
  */
-struct dp_local_obj;
-struct dp_local {
-	uint32_t id;
-	size_t size;
-	void (*drain)(void *obj, void *arg);
-	void *arg;
-	struct dp_local_obj *objs;	/* every thread's object, under a mutex */
-};
-typedef int dp_local_flags_t;
+#define DP_OWNER_FAST	64
 
-struct dp_local_tls {
-	uint32_t cap;
-	void *slot[];
+typedef uintptr_t dp_owner_t;
+typedef int dp_pin_t;
+
+struct dp_owners {
+	uint32_t slot;			/* 1.. (0: not initialised) */
+	uint32_t fast;			/* slot if < DP_OWNER_FAST, else 0 */
+	void (*exit)(void *heap, void *arg);
+	void *arg;
 };
-extern __thread struct dp_local_tls *dp_local_tls
+
+/* Nothing to lock: a thread is its own context. */
+struct dp_pin_lock {
+	char unused;
+};
+
+extern __thread void *dp_owner_tls[DP_OWNER_FAST]
 	__attribute__((tls_model("initial-exec")));
 
-int dp_os_local_init(struct dp_local *l, size_t size,
-		     void (*drain)(void *obj, void *arg), void *arg);
-void *dp_os_local_get_slow(struct dp_local *l);
-void dp_os_local_fini(struct dp_local *l);
-void dp_os_local_for_each(struct dp_local *l, void (*fn)(void *obj, void *ctx),
-			  void *ctx);
+int dp_owners_init(struct dp_owners *o, void (*exit)(void *heap, void *arg),
+		   void *arg);
+void dp_owners_fini(struct dp_owners *o);
+void *dp_owner_heap_slow(struct dp_owners *o);
+dp_owner_t dp_owner_set_heap(struct dp_owners *o, void *heap);
 
-static inline void *dp_os_local_get(struct dp_local *l, dp_local_flags_t *f)
+static inline dp_owner_t dp_owner_pin(struct dp_owners *o, dp_pin_t *pin)
 {
-	struct dp_local_tls *t = dp_local_tls;
-	void *obj;
-
-	(void)f;
-	if (DP_LIKELY(t && l->id < t->cap)) {
-		obj = __atomic_load_n(&t->slot[l->id], __ATOMIC_RELAXED);
-		if (DP_LIKELY(obj))
-			return obj;
-	}
-	return dp_os_local_get_slow(l);
+	(void)o;
+	*pin = 0;
+	return (dp_owner_t)__builtin_thread_pointer();
 }
 
-static inline void dp_os_local_put(struct dp_local *l, dp_local_flags_t f)
+static inline void dp_owner_unpin(struct dp_owners *o, dp_pin_t pin)
 {
-	(void)l;
-	(void)f;
+	(void)o;
+	(void)pin;
+}
+
+static inline void *dp_owner_heap_fast(struct dp_owners *o)
+{
+	return dp_owner_tls[o->fast];
+}
+
+static inline void *dp_owner_heap(struct dp_owners *o)
+{
+	void *h = dp_owner_tls[o->fast];
+
+	return DP_LIKELY(h) ? h : dp_owner_heap_slow(o);
+}
+
+/* Deferred work: userspace has no worker; the caller does it inline. */
+#define DP_HAVE_WORK	0
+
+struct dp_work {
+	void (*fn)(struct dp_work *w);
+};
+
+static inline void dp_work_init(struct dp_work *w, void (*fn)(struct dp_work *))
+{
+	w->fn = fn;
+}
+
+static inline bool dp_work_queue(struct dp_work *w)
+{
+	(void)w;
+	return false;
+}
+
+static inline void dp_work_flush(struct dp_work *w)
+{
+	(void)w;
+}
+
+void dp_os_set_errno(int e);
+
+/* May an allocation with these flags block?  (Userspace: always.) */
+static inline bool dp_os_gfp_may_block(dmapool_gfp_t gfp)
+{
+	(void)gfp;
+	return true;
 }
 
 #endif /* DMAPOOL_OS_IMPL_H */

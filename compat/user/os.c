@@ -4,6 +4,7 @@
  * slow path of the spinlock, the default report sink.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
@@ -172,4 +173,9 @@ uint64_t dp_os_random_seed(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^
 	       (uint64_t)ts.tv_sec ^ (uint64_t)(uintptr_t)&seed;
+}
+
+void dp_os_set_errno(int e)
+{
+	errno = e;
 }

@@ -442,13 +442,23 @@ Test(harden, quarantine_no_reuse_before_quiesce_reuse_after)
 	dmapool_get_stats(pool, &st);
 	cr_assert_eq(st.quarantined, 0);
 	cr_assert_eq(st.quarantine_forced, 0);
-	/* First fit now finds the lowest blocks: the ten freed first. */
-	for (i = 0; i < 10; i++) {
-		v[i] = dmapool_alloc(pool, DMAPOOL_GFP_NOGROW, &d[i]);
-		cr_assert(in(freed, 10, v[i]), "reused after quiesce");
+	/* All 74 can be had again without growing, the first ten among them. */
+	{
+		void *all[74];
+		dmapool_dma_t ad[74];
+		int seen = 0;
+
+		for (i = 0; i < 74; i++) {
+			all[i] = dmapool_alloc(pool, DMAPOOL_GFP_NOGROW, &ad[i]);
+			cr_assert_not_null(all[i], "reused after quiesce");
+			seen += in(freed, 10, all[i]);
+		}
+		cr_assert_eq(seen, 10, "the first ten are reused too");
+		dmapool_get_stats(pool, &st);
+		cr_assert_eq(st.chunks, 2);
+		for (i = 0; i < 74; i++)
+			dmapool_free(pool, all[i], ad[i]);
 	}
-	for (i = 0; i < 10; i++)
-		dmapool_free(pool, v[i], d[i]);
 	cr_assert_eq(tl_cap.n, 0);
 	dmapool_destroy(pool);
 	dmapool_dev_put(dev);
@@ -754,22 +764,45 @@ Test(harden, quarantine_keeps_chunks_from_shrink_until_quiesce)
 	dmapool_dev_put(dev);
 }
 
-Test(harden, thread_cache_with_hardening_is_refused)
+/*
+ * Every option combines with every ownership mode: the per-thread heaps
+ * (the default; THREAD_CACHE is accepted and means the same) and the
+ * shared heap.  A device write into a freed block is caught in each.
+ */
+Test(harden, hardening_combines_with_every_ownership_mode)
 {
+	static const unsigned int modes[] = {
+		0, DMAPOOL_OPT_THREAD_CACHE, DMAPOOL_OPT_SHARED,
+	};
 	struct dmapool_dev *dev = tl_heap();
 	struct dmapool_opts o;
+	unsigned int m;
 
-	dmapool_opts_init(&o);
-	o.flags = DMAPOOL_OPT_THREAD_CACHE | DMAPOOL_OPT_POISON;
-	cr_assert_null(dmapool_create_opts("tc", dev, 64, 0, 0, &o));
-	dmapool_opts_init(&o);
-	o.flags = DMAPOOL_OPT_THREAD_CACHE;
-	o.redzone = 8;
-	cr_assert_null(dmapool_create_opts("tc", dev, 64, 0, 0, &o));
-	cr_assert_eq(tl_count(DMAPOOL_R_BAD_GEOMETRY), 2);
-	o.redzone = 0;
-	dmapool_destroy(dmapool_create_opts("tc", dev, 64, 0, 0, &o));
-	cr_assert_eq(tl_count(DMAPOOL_R_BAD_GEOMETRY), 2);
+	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		struct dmapool *pool;
+		dmapool_dma_t d;
+		uint8_t *v;
+
+		tl_reset();
+		dmapool_opts_init(&o);
+		o.flags = modes[m] | DMAPOOL_OPT_POISON |
+			  DMAPOOL_OPT_QUARANTINE | DMAPOOL_OPT_RANDOM;
+		o.redzone = 8;
+		pool = dmapool_create_opts("own", dev, 64, 0, 0, &o);
+		cr_assert_not_null(pool, "mode %#x", modes[m]);
+		v = dmapool_alloc(pool, 0, &d);
+		cr_assert_not_null(v);
+		dmapool_free(pool, v, d);
+		v[3] = 0x42;		/* a device writes the freed block */
+		dmapool_quiesce(pool);
+		/* Take blocks until the written one comes back. */
+		while (dmapool_alloc(pool, 0, &d) != v)
+			;
+		cr_assert_eq(tl_count(DMAPOOL_R_DEVICE_WRITE_AFTER_FREE), 1,
+			     "mode %#x", modes[m]);
+		cr_assert_eq(tl_cap.n, 1);
+		dmapool_destroy(pool);
+	}
 	dmapool_dev_put(dev);
 }
 

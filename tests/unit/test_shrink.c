@@ -258,18 +258,17 @@ Test(shrink, busy_chunks_never_go)
 	dmapool_dev_put(dev);
 }
 
-struct cacher {
+struct owner {
 	struct dmapool *pool;
 	void *v[8];
 	dmapool_dma_t d[8];
 	pthread_barrier_t *hold;
 };
 
-/* Allocate and free in a thread: the blocks stay in its cache until it
- * exits. */
-static void *cache_some(void *arg)
+/* Allocate and free in a thread: its heap keeps the chunk until it exits. */
+static void *own_some(void *arg)
 {
-	struct cacher *k = arg;
+	struct owner *k = arg;
 	int i;
 
 	for (i = 0; i < 8; i++)
@@ -281,39 +280,80 @@ static void *cache_some(void *arg)
 	return NULL;
 }
 
-Test(shrink, thread_caches_keep_their_chunks_until_exit)
+Test(shrink, thread_heaps_keep_their_chunks_until_exit)
 {
 	struct dmapool_dev *dev = tl_heap();
 	pthread_barrier_t hold;
-	struct cacher k;
+	struct owner k;
 	pthread_t t;
 	int i;
 
 	tl_reset();
-	k.pool = make(dev, 64, DMAPOOL_OPT_THREAD_CACHE, 0);
+	k.pool = make(dev, 64, 0, 0);
 	k.hold = &hold;
 	pthread_barrier_init(&hold, NULL, 2);
-	pthread_create(&t, NULL, cache_some, &k);
+	pthread_create(&t, NULL, own_some, &k);
 	pthread_barrier_wait(&hold);
 	cr_assert_eq(stats(k.pool).blocks_in_use, 0);
-	cr_assert_geq(stats(k.pool).blocks_cached, 8);
-	cr_assert_eq(dmapool_shrink(k.pool), 0, "another thread's cache holds it");
+	cr_assert_eq(dmapool_shrink(k.pool), 0, "another thread's heap holds it");
 	cr_assert_eq(stats(k.pool).chunks, 1);
 	pthread_barrier_wait(&hold);
 	pthread_join(t, NULL);
-	cr_assert_eq(stats(k.pool).blocks_cached, 0, "drained at thread exit");
+	/* Its heap is an orphan now: shrink may release what it holds. */
 	cr_assert_eq(dmapool_shrink(k.pool), 1);
-	/* Our own cache is flushed by shrink. */
+	cr_assert_eq(stats(k.pool).chunks, 0);
+	/* Our own heap's empty chunks go too. */
 	for (i = 0; i < 8; i++)
 		k.v[i] = dmapool_alloc(k.pool, 0, &k.d[i]);
 	for (i = 0; i < 8; i++)
 		dmapool_free(k.pool, k.v[i], k.d[i]);
-	cr_assert_geq(stats(k.pool).blocks_cached, 8);
+	cr_assert_eq(stats(k.pool).chunks, 1);
 	cr_assert_eq(dmapool_shrink(k.pool), 1);
-	cr_assert_eq(stats(k.pool).blocks_cached, 0);
+	cr_assert_eq(stats(k.pool).chunks, 0);
 	cr_assert_eq(tl_cap.n, 0);
 	pthread_barrier_destroy(&hold);
 	dmapool_destroy(k.pool);
+	dmapool_dev_put(dev);
+}
+
+/* Free another thread's blocks: they wait for their owner (blocks_cached). */
+static void *free_theirs(void *arg)
+{
+	struct owner *k = arg;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		dmapool_free(k->pool, k->v[i], k->d[i]);
+	return NULL;
+}
+
+Test(shrink, remote_frees_wait_for_their_owner)
+{
+	struct dmapool_dev *dev = tl_heap();
+	struct owner k;
+	pthread_t t;
+	dmapool_dma_t d;
+	int i;
+
+	tl_reset();
+	k.pool = make(dev, 64, 0, 0);
+	for (i = 0; i < 8; i++)
+		k.v[i] = dmapool_alloc(k.pool, 0, &k.d[i]);
+	pthread_create(&t, NULL, free_theirs, &k);
+	pthread_join(t, NULL);
+	cr_assert_eq(stats(k.pool).blocks_in_use, 0);
+	cr_assert_eq(stats(k.pool).blocks_cached, 8, "freed, not yet collected");
+	/* A second free of one of them, here or there, is a double free. */
+	dmapool_free(k.pool, k.v[3], k.d[3]);
+	cr_assert_eq(tl_last()->kind, DMAPOOL_R_DOUBLE_FREE);
+	/* Shrink collects them: the chunk is empty and goes. */
+	cr_assert_eq(dmapool_shrink(k.pool), 1);
+	cr_assert_eq(stats(k.pool).blocks_cached, 0);
+	cr_assert_eq(stats(k.pool).chunks, 0);
+	cr_assert_not_null(dmapool_alloc(k.pool, 0, &d));
+	cr_assert_eq(tl_cap.n, 1);
+	dmapool_destroy(k.pool);
+	cr_assert_eq(tl_last()->kind, DMAPOOL_R_DESTROY_BUSY);
 	dmapool_dev_put(dev);
 }
 

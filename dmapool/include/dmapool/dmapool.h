@@ -177,8 +177,11 @@ DMAPOOL_API uint64_t dmapool_global_violations(void);
 /* Options.                                                            */
 
 enum dmapool_index_kind {
-	DMAPOOL_INDEX_RADIX = 0,	/* page frame -> chunk; the default */
+	DMAPOOL_INDEX_RADIX = 0,	/* radix tree of chunk granules */
 	DMAPOOL_INDEX_BTREE = 1,	/* B-tree of chunk ranges */
+	DMAPOOL_INDEX_HASH = 2,		/* hash of chunk granules; the default
+					 * (dmapool_opts_init), and the only
+					 * one the fast free path reads */
 };
 
 /*

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT OR GPL-2.0-only */
+/*
+ * Block operations: the free map, the state words, handles, and the one
+ * check every free makes (invariant 3).
+ *
+ * Two records per block, both in host memory:
+ *
+ *  - the free map (chunk->map, with a summary word): "free and allocatable
+ *    by the owner".  Only the owning context reads or writes it, so alloc
+ *    and the owner's free change it with plain instructions;
+ *
+ *  - the state word (chunk->st[pos], 32 bits): bit 0 "allocated", bits
+ *    4..31 a generation that every allocation advances.  An allocation sets
+ *    it with a plain store (the block is in the owner's free map: no one
+ *    else may change its word); every way out of "allocated" is one atomic
+ *    read-modify-write of it: test-and-clear for a free by address, compare
+ *    -and-exchange with the handle's generation for a free by handle.  So of
+ *    two frees of one block racing on two CPUs exactly one wins, and a free
+ *    by a stale handle can never take a later allocation of the block.
+ *
+ * A block freed by another context than the owner is claimed in its state
+ * word, then its bit is set in the chunk's remote words (chunk.h) and the
+ * chunk queued on the owner's heap; the owner moves those bits into its
+ * free map when it next needs blocks.  Until then the block is neither
+ * allocated nor allocatable.
+ */
+#ifndef DMAPOOL_BLOCK_H
+#define DMAPOOL_BLOCK_H
+
+#include "chunk.h"
+
+#define DP_ST_ALLOC	1u
+#define DP_ST_GEN_SHIFT	4
+#define DP_ST_GEN_ONE	(1u << DP_ST_GEN_SHIFT)
+#define DP_GEN_BITS	28
+#define DP_GEN_MASK	((1u << DP_GEN_BITS) - 1)
+
+/*
+ * A handle: position (12 bits) | slot + 1 (24 bits) | generation (28 bits).
+ * Slot + 1, so no valid handle is 0.  A stale handle is reported until its
+ * block has been allocated 2^28 more times.
+ */
+#define DP_H_POS_BITS	12
+#define DP_H_ID_BITS	24
+#define DP_MAX_SLOTS	((1u << DP_H_ID_BITS) - 1)
+
+static inline uint64_t dp_handle_make(uint32_t id, uint32_t pos, uint32_t st)
+{
+	return (uint64_t)(st >> DP_ST_GEN_SHIFT) <<
+		       (DP_H_POS_BITS + DP_H_ID_BITS) |
+	       (uint64_t)(id + 1) << DP_H_POS_BITS | pos;
+}
+
+static inline uint32_t dp_handle_pos(uint64_t h)
+{
+	return (uint32_t)h & ((1u << DP_H_POS_BITS) - 1);
+}
+
+/* The slot; DP_MAX_SLOTS + ... (never a slot) for a handle with id 0. */
+static inline uint32_t dp_handle_id(uint64_t h)
+{
+	return ((uint32_t)(h >> DP_H_POS_BITS) & DP_MAX_SLOTS) - 1;
+}
+
+/* The state word a handle's allocation has while it lasts. */
+static inline uint32_t dp_handle_state(uint64_t h)
+{
+	return (uint32_t)(h >> (DP_H_POS_BITS + DP_H_ID_BITS)) <<
+		       DP_ST_GEN_SHIFT | DP_ST_ALLOC;
+}
+
+/* ---- the free map: the owning context only ---------------------------- */
+
+static inline bool dp_block_any_free(const struct dp_chunk *c)
+{
+	return c->summary != 0;
+}
+
+/* Take the lowest free position (the chunk has one). */
+static inline uint32_t dp_block_take_first(struct dp_chunk *c)
+{
+	uint32_t w = dp_os_ctz64(c->summary);
+	uint64_t word = c->map[w];
+	uint32_t b = dp_os_ctz64(word);
+
+	word &= word - 1;
+	c->map[w] = word;
+	if (!word)
+		c->summary &= ~((uint64_t)1 << w);
+	return w * 64 + b;
+}
+
+/* Take a given free position (randomized placement). */
+static inline void dp_block_take(struct dp_chunk *c, uint32_t pos)
+{
+	uint32_t w = pos / 64;
+
+	c->map[w] &= ~((uint64_t)1 << (pos % 64));
+	if (!c->map[w])
+		c->summary &= ~((uint64_t)1 << w);
+}
+
+/* Make the positions @bits of word @w free; true when the chunk had none. */
+static inline bool dp_block_put_bits(struct dp_chunk *c, uint32_t w,
+				     uint64_t bits)
+{
+	uint64_t word = c->map[w];
+	bool was_full;
+
+	c->map[w] = word | bits;
+	if (word)
+		return false;
+	was_full = !c->summary;
+	c->summary |= (uint64_t)1 << w;
+	return was_full;
+}
+
+static inline bool dp_block_put(struct dp_chunk *c, uint32_t pos)
+{
+	return dp_block_put_bits(c, pos / 64, (uint64_t)1 << (pos % 64));
+}
+
+/* Is every block of @c free and allocatable?  (@full: the empty map) */
+static inline bool dp_block_all_free(const struct dp_chunk *c,
+				     const uint64_t *full, uint32_t nwords)
+{
+	uint32_t w;
+
+	for (w = 0; w < nwords; w++)
+		if (c->map[w] != full[w])
+			return false;
+	return true;
+}
+
+/* ---- state words -------------------------------------------------------- */
+
+/* The owner allocates @pos (taken from its free map): the new state. */
+static inline uint32_t dp_state_alloc(struct dp_chunk *c, uint32_t pos)
+{
+	uint32_t s = DP_READ_ONCE(c->st[pos]) + (DP_ST_GEN_ONE | DP_ST_ALLOC);
+
+	DP_WRITE_ONCE(c->st[pos], s);
+	return s;
+}
+
+/* Claim @pos for a free by address: true when it was allocated. */
+static inline bool dp_state_claim(struct dp_chunk *c, uint32_t pos)
+{
+	return dp_os_test_and_clear_bit32(0, &c->st[pos]);
+}
+
+/* Claim @pos for a free by handle: true when it was @want (allocated, with
+ * the handle's generation). */
+static inline bool dp_state_claim_gen(struct dp_chunk *c, uint32_t pos,
+				      uint32_t want)
+{
+	return dp_os_cmpxchg32(&c->st[pos], want, want & ~DP_ST_ALLOC);
+}
+
+static inline bool dp_state_allocated(const struct dp_chunk *c, uint32_t pos)
+{
+	return DP_READ_ONCE(c->st[pos]) & DP_ST_ALLOC;
+}
+
+/* ---- the check of every free -------------------------------------------- */
+
+/*
+ * Invariant 3, the part that needs no lock: @va is the start of a block of
+ * @c and @dma its bus address.  The position in *@pos.  Exact for every
+ * geometry (the segment arithmetic of geometry.h).
+ */
+static inline bool dp_block_check(const struct dp_geometry *g,
+				  const struct dp_chunk *c, uintptr_t va,
+				  dmapool_dma_t dma, uint32_t *pos)
+{
+	const uintptr_t off = va - DP_READ_ONCE(c->vaddr);
+
+	return off < g->chunk_size && dp_geo_position(g, off, pos) &&
+	       DP_READ_ONCE(c->dma) + off == dma;
+}
+
+/*
+ * The same for the fast paths, when @c is the caller's own chunk (its
+ * index entry is exact, so @va is inside it): the linear form of
+ * geometry.h, which fails for chunks of several segments unless @va is the
+ * chunk's first block.
+ */
+static inline bool dp_block_check_fast(const struct dp_geometry *g,
+				       const struct dp_chunk *c, uintptr_t va,
+				       dmapool_dma_t dma, uint32_t *pos)
+{
+	const uint64_t off = va - c->vaddr;
+	const uint64_t p = (off * g->fast_recip) >> 32;
+
+	*pos = (uint32_t)p;
+	return p * g->stride == off && c->dma + off == dma;
+}
+
+#endif /* DMAPOOL_BLOCK_H */

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT OR GPL-2.0-only */
+/*
+ * The data path's shared pieces: the slow paths both directions end in
+ * (alloc.c, free.c), which the handle calls (handle.c) reach too, and the
+ * contexts they run in.
+ */
+#ifndef DMAPOOL_DATAPATH_H
+#define DMAPOOL_DATAPATH_H
+
+#include "harden.h"
+#include "supply.h"
+
+/* Where a slow path runs: pinned to its own heap, or the shared one locked. */
+struct dp_ctx {
+	struct dp_heap *h;
+	dp_owner_t tok;
+	dp_pin_t pin;
+	dp_irqflags_t flags;
+	bool locked;
+};
+
+/* Enter this context's heap, creating or adopting one if need be. */
+void dp_ctx_enter(struct dmapool *pool, dmapool_gfp_t gfp, struct dp_ctx *x);
+void dp_ctx_exit(struct dmapool *pool, struct dp_ctx *x);
+
+/* alloc.c: every allocation that is not the fast path; @handle may be NULL. */
+void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
+		    dmapool_dma_t *dma, uint64_t *handle);
+/* zalloc's memset, out of line (the fast path's only call, a tail call). */
+void *dp_zero_block(void *vaddr, size_t size);
+
+/* The vaddr and dma of a block just taken. */
+static inline void *dp_hand_out(const struct dmapool *pool,
+				const struct dp_chunk *c, uint32_t pos,
+				dmapool_gfp_t gfp, dmapool_dma_t *dma)
+{
+	const size_t off = dp_geo_offset(&pool->geo, pos);
+	void *vaddr = (void *)(c->vaddr + off);
+
+	if (dma)
+		*dma = c->dma + off;
+	if (DP_UNLIKELY(gfp & DMAPOOL_GFP_ZERO))
+		return dp_zero_block(vaddr, pool->geo.size);
+	return vaddr;
+}
+
+/* free.c: a free by address that is not the fast path (@zero: free_zero). */
+void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
+		  bool zero);
+/* The steps after a successful claim of @pos in @c: bytes, then back to
+ * the owner (quarantine or reuse, release) or published to it. */
+void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
+		     bool zero);
+/* A free whose claim failed: the block is not allocated. */
+void dp_free_double(struct dmapool *pool, struct dp_chunk *c, void *vaddr,
+		    dmapool_dma_t dma, uint64_t handle);
+/* Heaps of exited threads (owners' exit callback). */
+void dp_heap_orphan(void *heap, void *arg);
+
+#endif /* DMAPOOL_DATAPATH_H */

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT OR GPL-2.0-only
+/*
+ * Free by address.
+ *
+ * The fast path is for the common case only: a hash-index pool whose
+ * frees have no steps, freeing a block of the caller's own heap.  It finds
+ * the chunk, checks that the chunk is the caller's (one compare of owner
+ * tokens), that the address is a block start and the dma its bus address,
+ * claims the block's state word (one atomic test-and-clear: of two racing
+ * frees one wins) and puts the block back into its chunk's free map.  It
+ * touches no lock and no line another context writes.
+ *
+ * Everything else is one slow path: locate (index lookup under RCU),
+ * validate (the same checks), claim, then the steps the pool's options
+ * switch on, in order: byte work (redzone check, zero, poison or sampled
+ * poison, scrub), then dispose, by who owns the chunk: the caller's own
+ * heap (quarantine or reuse; an emptied chunk released under automatic
+ * shrink), the shared heap or an orphan under the pool lock, or another
+ * context's heap (published as a remote free, heap.c).  Any failed check
+ * sends the free to free_judge(), which says exactly what is wrong; the pool
+ * is unchanged (invariant 3).
+ */
+#include "datapath.h"
+
+/* ---- reports of bad frees (cold) ---------------------------------------- */
+
+static DP_NOINLINE void free_null(void *vaddr, dmapool_dma_t dma)
+{
+	dp_report_global(DMAPOOL_R_NULL_POOL, vaddr, dma,
+			 "dmapool_free called with a NULL pool");
+}
+
+DP_NOINLINE void dp_free_double(struct dmapool *pool, struct dp_chunk *c,
+				void *vaddr, dmapool_dma_t dma,
+				uint64_t handle)
+{
+	struct dp_pending p;
+
+	dp_report_fill(pool, &p, DMAPOOL_R_DOUBLE_FREE, vaddr, dma,
+		       "block is not allocated: already freed (it may be waiting in quarantine or for its owner to take it back)");
+	p.r.block = vaddr;
+	p.r.block_dma = c->dma + ((uintptr_t)vaddr - c->vaddr);
+	p.r.handle = handle;
+	dp_report_deliver(pool, &p);
+}
+
+/* Why a free by address failed its checks; not pinned, no lock held. */
+static DP_NOINLINE void free_judge(struct dmapool *pool, void *vaddr,
+				   dmapool_dma_t dma)
+{
+	const struct dp_geometry *g = &pool->geo;
+	const uintptr_t va = (uintptr_t)vaddr;
+	struct dp_pending p;
+	struct dp_chunk *c;
+	uintptr_t base;
+	size_t off, seg, in, slot, start;
+	uint32_t pos;
+
+	dp_rcu_read_lock();
+	c = dp_index_lookup_rcu(&pool->index, va);
+	base = c ? DP_READ_ONCE(c->vaddr) : 0;
+	if (!c || !DP_READ_ONCE(c->live) || va - base >= g->chunk_size) {
+		dp_rcu_read_unlock();
+		dp_report_unknown_address(pool, &p, vaddr, dma);
+		dp_report_deliver(pool, &p);
+		return;
+	}
+	off = va - base;
+	if (!dp_geo_position(g, off, &pos)) {
+		dp_report_fill(pool, &p, DMAPOOL_R_FREE_NOT_BLOCK, vaddr, dma,
+			       "address is inside the pool but not at a block start");
+		seg = g->one_seg ? 0 : off >> g->seg_shift;
+		in = off - (seg << g->seg_shift);
+		slot = in / g->stride;
+		if (slot < g->per_seg) {
+			start = (seg << g->seg_shift) + slot * g->stride;
+			p.r.block = (const void *)(base + start);
+			p.r.block_dma = c->dma + start;
+			p.r.offset = off - start;
+		}
+	} else if (DP_READ_ONCE(c->dma) + off != dma) {
+		dp_report_fill(pool, &p, DMAPOOL_R_FREE_DMA_MISMATCH, vaddr, dma,
+			       "dma address does not belong to this block");
+		p.r.block = vaddr;
+		p.r.block_dma = DP_READ_ONCE(c->dma) + off;
+	} else {
+		/* Checks pass now: the block was not allocated a moment ago. */
+		dp_report_fill(pool, &p, DMAPOOL_R_DOUBLE_FREE, vaddr, dma,
+			       "block is not allocated: already freed (it may be waiting in quarantine or for its owner to take it back)");
+		p.r.block = vaddr;
+		p.r.block_dma = dma;
+	}
+	dp_rcu_read_unlock();
+	dp_report_deliver(pool, &p);
+}
+
+/* ---- the steps after the claim ------------------------------------------ */
+
+/* A claimed block of a chunk the caller does not own. */
+static void give_other(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
+		       struct dp_chunk **release)
+{
+	dp_owner_t o = DP_READ_ONCE(c->owner);
+
+	if (o == DP_OWNER_SHARED || o == DP_OWNER_ORPHAN) {
+		dp_irqflags_t flags = dp_lock(&pool->lock);
+
+		/* An orphan may have been adopted meanwhile. */
+		o = c->owner;
+		if (o == DP_OWNER_SHARED || o == DP_OWNER_ORPHAN) {
+			dp_heap_give(c->heap, c, pos, release);
+			dp_unlock(&pool->lock, flags);
+			return;
+		}
+		dp_unlock(&pool->lock, flags);
+	}
+	dp_heap_remote_free(c, pos);
+}
+
+void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
+		     bool zero)
+{
+	struct dp_chunk *release = NULL;
+	struct dp_pending rep;
+	bool bad = false;
+	dp_owner_t tok;
+	dp_pin_t pin;
+
+	if ((pool->steps & DP_STEPS_FREE_BYTES) || zero)
+		bad = dp_harden_free_bytes(pool, c, pos,
+					   DP_READ_ONCE(c->st[pos]), zero,
+					   &rep);
+	tok = dp_owner_pin(&pool->owners, &pin);
+	if (DP_READ_ONCE(c->owner) == tok) {
+		dp_heap_give(c->heap, c, pos, &release);
+		dp_owner_unpin(&pool->owners, pin);
+	} else {
+		dp_owner_unpin(&pool->owners, pin);
+		give_other(pool, c, pos, &release);
+	}
+	if (release)
+		dp_supply_release(pool, release, true);
+	if (bad)
+		dp_report_deliver(pool, &rep);
+}
+
+void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
+		  bool zero)
+{
+	const uintptr_t va = (uintptr_t)vaddr;
+	struct dp_chunk *c;
+	uint32_t pos;
+
+	/* The record cannot describe other memory while we look (chunk.h). */
+	dp_rcu_read_lock();
+	c = dp_index_lookup_rcu(&pool->index, va);
+	if (DP_UNLIKELY(!c || !DP_READ_ONCE(c->live) ||
+			!dp_block_check(&pool->geo, c, va, dma, &pos))) {
+		dp_rcu_read_unlock();
+		free_judge(pool, vaddr, dma);
+		return;
+	}
+	if (DP_UNLIKELY(!dp_state_claim(c, pos))) {
+		dp_rcu_read_unlock();
+		dp_free_double(pool, c, vaddr, dma, 0);
+		return;
+	}
+	/* Claimed: the chunk holds our block and stays until we let it go. */
+	dp_rcu_read_unlock();
+	dp_free_claimed(pool, c, pos, zero);
+}
+
+/* ---- the fast path ------------------------------------------------------ */
+
+/* A full chunk got a block back (pinned): on its heap's list again. */
+static DP_NOINLINE void relist_unpin(struct dmapool *pool, struct dp_chunk *c,
+				     dp_pin_t pin)
+{
+	dp_heap_relist(c->heap, c);
+	dp_owner_unpin(&pool->owners, pin);
+}
+
+static inline __attribute__((always_inline)) void
+free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
+{
+	const uintptr_t va = (uintptr_t)vaddr;
+	struct dp_chunk *c;
+	dp_owner_t tok;
+	dp_pin_t pin;
+	uint32_t pos;
+
+	c = dp_hash_lookup(pool->fast_hash, va >> pool->index.grain_shift);
+	if (DP_UNLIKELY(!c))
+		goto slow;
+	tok = dp_owner_pin(&pool->owners, &pin);
+	/* Invariant 3: the caller's own chunk, a block start, its dma... */
+	if (DP_UNLIKELY(DP_READ_ONCE(c->fast_owner) != tok ||
+			!dp_block_check_fast(&pool->geo, c, va, dma, &pos) ||
+			/* ... and allocated until this instant. */
+			!dp_state_claim(c, pos))) {
+		dp_owner_unpin(&pool->owners, pin);
+		goto slow;
+	}
+	if (DP_UNLIKELY(dp_block_put(c, pos))) {
+		relist_unpin(pool, c, pin);
+		return;
+	}
+	dp_owner_unpin(&pool->owners, pin);
+	return;
+slow:
+	/* Judged again from scratch: it says what is wrong, if anything. */
+	dp_free_slow(pool, vaddr, dma, false);
+}
+
+void dmapool_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
+{
+	if (DP_UNLIKELY(!pool)) {
+		free_null(vaddr, dma);
+		return;
+	}
+	free_one(pool, vaddr, dma);
+}
+
+void dmapool_free_zero(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
+{
+	if (DP_UNLIKELY(!pool)) {
+		free_null(vaddr, dma);
+		return;
+	}
+	dp_free_slow(pool, vaddr, dma, true);
+}
+
+void dmapool_free_bulk(struct dmapool *pool, unsigned int n,
+		       void *const *vaddrs, const dmapool_dma_t *dmas)
+{
+	unsigned int i;
+
+	if (DP_UNLIKELY(!pool)) {
+		if (n)
+			free_null(vaddrs[0], dmas[0]);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		free_one(pool, vaddrs[i], dmas[i]);
+}

@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: MIT OR GPL-2.0-only
+/*
+ * Heaps (see heap.h): taking and giving back blocks as their owner,
+ * quarantine, and the remote-free protocol.
+ *
+ * Remote frees.  A context that frees a block of another heap's chunk has
+ * claimed the block's state word (block.h) and done its byte work; it then
+ * sets the block's bit in the chunk's remote words and makes sure the chunk
+ * is on the owning heap's remote stack:
+ *
+ *   freer:  h = c->heap; fetch_or(words[w], bit); if (!xchg(queued, 1))
+ *           push c onto h->remote
+ *   owner:  list = xchg(h->remote, NULL); for each c: xchg(queued, 0), then
+ *           xchg(words[w], 0) for each word, into the free map
+ *
+ * queued is cleared before the words are read, both with full barriers, so
+ * a bit set after the owner read its word finds queued clear and queues the
+ * chunk again: no bit is left behind.  The stack is only pushed (a CAS on
+ * its head) and emptied whole (an exchange), so it has no ABA problem.  A
+ * live chunk never changes heaps (a thread's heap is adopted whole when the
+ * thread exits), so c->heap is stable while a block is claimed.  A freer
+ * delayed between its two steps may queue a chunk whose block the owner
+ * already collected, and that has since emptied and been released: the
+ * owner skips it (its heap is gone), and a released record is reused only
+ * once it is off every stack (supply.c).
+ */
+#include "pool.h"
+
+static struct dp_chunk **avail_of(struct dp_heap *h)
+{
+	return &h->avail;
+}
+
+#define LISTED_NONE	0
+#define LISTED_AVAIL	1
+#define LISTED_EMPTY	2
+
+static void list_push(struct dp_chunk **head, struct dp_chunk *c)
+{
+	c->prev = NULL;
+	c->next = *head;
+	if (*head)
+		(*head)->prev = c;
+	*head = c;
+}
+
+static void list_del(struct dp_chunk **head, struct dp_chunk *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		*head = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	c->next = c->prev = NULL;
+}
+
+static void unstage(struct dp_heap *h);
+
+/* Take @c off whichever list it is on (and out of the staged word). */
+static void unlist(struct dp_heap *h, struct dp_chunk *c)
+{
+	if (h->cur == c)
+		unstage(h);
+	if (c->listed == LISTED_AVAIL)
+		list_del(avail_of(h), c);
+	else if (c->listed == LISTED_EMPTY) {
+		list_del(&h->empty, c);
+		h->nempty--;
+	}
+	c->listed = LISTED_NONE;
+}
+
+/* What the staged word points at when nothing is staged. */
+uint64_t dp_zero_word;
+
+static void unstage(struct dp_heap *h)
+{
+	h->wp = &dp_zero_word;
+	h->cur = NULL;
+}
+
+void dp_heap_init(struct dp_heap *h, struct dmapool *pool, dp_owner_t self)
+{
+	dp_os_memset(h, 0, sizeof(*h));
+	h->pool = pool;
+	h->self = self;
+	unstage(h);
+	/* Distinct generators, the same ones for the same seed. */
+	h->rng = pool->seed +
+		 DP_FETCH_ADD(&pool->heap_serial, 1) * 0x9e3779b97f4a7c15ull;
+}
+
+int dp_heap_ring_alloc(struct dp_heap *h, dmapool_gfp_t gfp)
+{
+	struct dp_quarantine *q = &h->q;
+
+	if (!(h->pool->steps & DP_STEP_QUARANTINE))
+		return 0;
+	q->max = h->pool->quarantine_max;
+	q->ring = dp_os_host_alloc(q->max * sizeof(*q->ring), gfp);
+	return q->ring ? 0 : -1;
+}
+
+void dp_heap_ring_free(struct dp_heap *h)
+{
+	if (h->q.ring)
+		dp_os_host_free(h->q.ring, h->q.max * sizeof(*h->q.ring));
+	h->q.ring = NULL;
+}
+
+/*
+ * The first chunk with a free block.  The fast path leaves words it emptied
+ * marked in the summary (and chunks it filled listed): fix those on the way.
+ */
+static struct dp_chunk *first_free(struct dp_heap *h)
+{
+	struct dp_chunk **head = avail_of(h), *c;
+
+	while ((c = *head)) {
+		uint64_t s = c->summary;
+
+		while (s && !c->map[dp_os_ctz64(s)])
+			s &= s - 1;
+		c->summary = s;
+		if (s)
+			return c;
+		if (h->cur == c)
+			unstage(h);
+		list_del(head, c);
+		c->listed = LISTED_NONE;
+	}
+	return NULL;
+}
+
+/* Stage the first word with free blocks; false when there is none. */
+static bool stage(struct dp_heap *h)
+{
+	struct dp_chunk *c = first_free(h);
+	uint32_t w;
+
+	if (!c)
+		return false;
+	w = dp_os_ctz64(c->summary);
+	h->wp = &c->map[w];
+	h->cur = c;
+	h->base = w * 64;
+	return true;
+}
+
+bool dp_heap_take(struct dp_heap *h, struct dp_chunk **cp, uint32_t *pos)
+{
+	struct dp_chunk *c;
+	uint64_t word;
+
+	if (h->pool->fast_alloc) {
+		if (!*h->wp && !stage(h))
+			return false;
+		word = *h->wp;
+		*pos = h->base + dp_os_ctz64(word);
+		*h->wp = word & (word - 1);
+		*cp = h->cur;
+		return true;
+	}
+	c = first_free(h);
+	if (!c)
+		return false;
+	if (h->pool->steps & DP_STEP_RANDOM)
+		c = dp_random_pick(c, &h->rng, pos);
+	else
+		*pos = dp_block_take_first(c);
+	if (!dp_block_any_free(c)) {
+		list_del(avail_of(h), c);
+		c->listed = LISTED_NONE;
+	}
+	*cp = c;
+	return true;
+}
+
+/*
+ * @c just became empty in an auto-shrink pool.  It is kept (its lines are
+ * hot, and a second free of its last block is still a double free); the
+ * oldest kept chunk beyond the reserve goes back.
+ */
+static void emptied(struct dp_heap *h, struct dp_chunk *c,
+		    struct dp_chunk **release)
+{
+	struct dp_chunk *old;
+
+	unlist(h, c);
+	list_push(&h->empty, c);
+	c->listed = LISTED_EMPTY;
+	h->nempty++;
+	while (h->nempty > h->pool->reserve) {
+		for (old = h->empty; old->next; old = old->next)
+			;
+		dp_heap_detach_chunk(h, old);
+		old->pnext = *release;
+		*release = old;
+	}
+}
+
+/* The free map of @c gained blocks (@was_full: it had none before). */
+static void after_put(struct dp_heap *h, struct dp_chunk *c, bool was_full,
+		      struct dp_chunk **release)
+{
+	const struct dmapool *pool = h->pool;
+
+	if (was_full && c->listed == LISTED_NONE) {
+		list_push(avail_of(h), c);
+		c->listed = LISTED_AVAIL;
+	}
+	if ((pool->steps & DP_STEP_AUTO_SHRINK) &&
+	    c->listed == LISTED_AVAIL &&
+	    dp_block_all_free(c, pool->full_map, pool->geo.nwords))
+		emptied(h, c, release);
+}
+
+static void put(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
+		struct dp_chunk **release)
+{
+	after_put(h, c, dp_block_put(c, pos), release);
+}
+
+void dp_heap_relist(struct dp_heap *h, struct dp_chunk *c)
+{
+	if (c->listed == LISTED_NONE) {
+		list_push(avail_of(h), c);
+		c->listed = LISTED_AVAIL;
+	}
+}
+
+/* ---- quarantine --------------------------------------------------------- */
+
+static void release_oldest(struct dp_heap *h, struct dp_chunk **release)
+{
+	struct dp_quarantine *q = &h->q;
+	struct dp_qent e = q->ring[q->head];
+
+	if (++q->head == q->max)
+		q->head = 0;
+	DP_WRITE_ONCE(q->count, q->count - 1);
+	put(h, e.c, e.pos, release);
+}
+
+static void quarantine_add(struct dp_heap *h, struct dp_chunk *c,
+			   uint32_t pos, struct dp_chunk **release)
+{
+	struct dp_quarantine *q = &h->q;
+	uint32_t tail;
+
+	if (q->count == q->max) {
+		release_oldest(h, release);
+		DP_WRITE_ONCE(q->forced, q->forced + 1);
+	}
+	tail = q->head + q->count;
+	if (tail >= q->max)
+		tail -= q->max;
+	q->ring[tail].c = c;
+	q->ring[tail].pos = pos;
+	q->ring[tail].epoch = DP_READ_ONCE(h->pool->qepoch);
+	DP_WRITE_ONCE(q->count, q->count + 1);
+}
+
+void dp_heap_quiesce(struct dp_heap *h, bool all, struct dp_chunk **release)
+{
+	struct dp_quarantine *q = &h->q;
+	uint32_t now = DP_READ_ONCE(h->pool->qepoch);
+
+	while (q->count &&
+	       (all || (int32_t)(q->ring[q->head].epoch - now) < 0))
+		release_oldest(h, release);
+}
+
+void dp_heap_give(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
+		  struct dp_chunk **release)
+{
+	if (h->pool->steps & DP_STEP_QUARANTINE) {
+		quarantine_add(h, c, pos, release);
+		dp_heap_quiesce(h, false, release);
+		return;
+	}
+	put(h, c, pos, release);
+}
+
+/* ---- remote frees ------------------------------------------------------- */
+
+static void queue_on(struct dp_heap *h, struct dp_chunk *c)
+{
+	void *old;
+
+	if (DP_XCHG(&c->rem->queued, 1))
+		return;
+	for (;;) {
+		old = DP_READ_ONCE(h->remote);
+		c->rem->next = old;
+		if (dp_os_cmpxchg_ptr((void **)&h->remote, old, c))
+			return;
+	}
+}
+
+void dp_heap_remote_free(struct dp_chunk *c, uint32_t pos)
+{
+	struct dp_heap *h = DP_READ_ONCE(c->heap);
+
+	DP_FETCH_OR(&c->rem->words[pos / 64], (uint64_t)1 << (pos % 64));
+	queue_on(h, c);
+}
+
+static void collect(struct dp_heap *h, struct dp_chunk **release)
+{
+	struct dp_chunk *c, *next;
+	const uint32_t nwords = h->pool->geo.nwords;
+
+	if (!DP_READ_ONCE(h->remote))
+		return;
+	for (c = DP_XCHG(&h->remote, NULL); c; c = next) {
+		uint32_t w;
+
+		next = c->rem->next;
+		DP_XCHG(&c->rem->queued, 0);
+		if (c->heap != h)
+			continue;	/* released since: nothing to collect */
+		for (w = 0; w < nwords; w++) {
+			uint64_t bits;
+
+			if (!DP_READ_ONCE(c->rem->words[w]))
+				continue;
+			bits = DP_XCHG(&c->rem->words[w], 0);
+			if (h->pool->steps & DP_STEP_QUARANTINE) {
+				while (bits) {
+					uint32_t b = dp_os_ctz64(bits);
+
+					bits &= bits - 1;
+					quarantine_add(h, c, w * 64 + b, release);
+				}
+				continue;
+			}
+			after_put(h, c, dp_block_put_bits(c, w, bits), release);
+		}
+	}
+}
+
+bool dp_heap_refill(struct dp_heap *h, struct dp_chunk **release)
+{
+	struct dp_chunk *c;
+
+	if (h->pool->steps & DP_STEP_QUARANTINE)
+		dp_heap_quiesce(h, false, release);
+	collect(h, release);
+	if (first_free(h))
+		return true;
+	c = h->empty;
+	if (!c)
+		return false;
+	unlist(h, c);
+	list_push(avail_of(h), c);
+	c->listed = LISTED_AVAIL;
+	return true;
+}
+
+/* ---- chunks changing hands ---------------------------------------------- */
+
+static dp_owner_t fast_token(const struct dp_heap *h)
+{
+	/* Markers (shared, orphan) have odd values: never a context's. */
+	return h->pool->fast_free && !(h->self & 1) ? h->self : DP_OWNER_NONE;
+}
+
+void dp_heap_adopt_chunk(struct dp_heap *h, struct dp_chunk *c)
+{
+	DP_WRITE_ONCE(c->heap, h);
+	DP_WRITE_ONCE(c->owner, h->self);
+	c->hprev = NULL;
+	c->hnext = h->chunks;
+	if (h->chunks)
+		h->chunks->hprev = c;
+	h->chunks = c;
+	h->nchunks++;
+	c->listed = LISTED_NONE;
+	if (dp_block_any_free(c)) {
+		list_push(avail_of(h), c);
+		c->listed = LISTED_AVAIL;
+	}
+	/* Last: the fast path may now treat the chunk as the owner's. */
+	DP_WRITE_ONCE(c->fast_owner, fast_token(h));
+}
+
+void dp_heap_detach_chunk(struct dp_heap *h, struct dp_chunk *c)
+{
+	DP_WRITE_ONCE(c->fast_owner, DP_OWNER_NONE);
+	if (h->cur == c)
+		unstage(h);
+	unlist(h, c);
+	if (c->hprev)
+		c->hprev->hnext = c->hnext;
+	else
+		h->chunks = c->hnext;
+	if (c->hnext)
+		c->hnext->hprev = c->hprev;
+	c->hnext = c->hprev = NULL;
+	h->nchunks--;
+	DP_WRITE_ONCE(c->owner, DP_OWNER_NONE);
+}
+
+void dp_heap_set_owner(struct dp_heap *h, dp_owner_t self,
+		       struct dp_chunk **release)
+{
+	struct dp_chunk *c;
+
+	h->self = self;
+	for (c = h->chunks; c; c = c->hnext) {
+		DP_WRITE_ONCE(c->owner, self);
+		DP_WRITE_ONCE(c->fast_owner, fast_token(h));
+	}
+}
+
+struct dp_chunk *dp_heap_detach_empty(struct dp_heap *h, size_t *keep)
+{
+	const struct dmapool *pool = h->pool;
+	struct dp_chunk *c, *next, *list = NULL;
+
+
+	for (c = h->chunks; c; c = next) {
+		next = c->hnext;
+		if (c->listed == LISTED_NONE ||
+		    !dp_block_all_free(c, pool->full_map, pool->geo.nwords))
+			continue;
+		if (*keep) {
+			(*keep)--;
+			continue;
+		}
+		dp_heap_detach_chunk(h, c);
+		c->pnext = list;
+		list = c;
+	}
+	return list;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT OR GPL-2.0-only */
+/*
+ * Heaps: what one owning context (a thread in userspace, a CPU in the
+ * kernel) holds of a pool.
+ *
+ * A heap owns chunks.  Its allocations and the frees of its own blocks
+ * touch only the heap and its chunks' free maps, with plain instructions:
+ * no lock, no atomic but the state word's claim (block.h).  A block freed
+ * by another context comes back through the chunk's remote words and the
+ * heap's remote stack; the heap collects them when it runs out of free
+ * blocks, before it grows.  So threads that allocate and free their own
+ * blocks never share a cache line, and a producer whose blocks a consumer
+ * frees pays one atomic per block and one collection per batch.
+ *
+ * The pool also has heaps no context owns, used under the pool lock: the
+ * shared heap (DMAPOOL_OPT_SHARED pools, and a thread that cannot have a
+ * heap of its own, e.g. one that is exiting) and orphans (the heaps of
+ * exited threads, until a new thread adopts one).
+ *
+ * Quarantine is per heap: a ring of freed blocks, each stamped with the
+ * pool's quiesce epoch when it went in, released once dmapool_quiesce() has
+ * moved the epoch past it (lazily, by the heap's own context: at its next
+ * free or refill) or when the ring is full (counted as forced).
+ */
+#ifndef DMAPOOL_HEAP_H
+#define DMAPOOL_HEAP_H
+
+#include "block.h"
+
+struct dmapool;
+
+struct dp_qent {
+	struct dp_chunk *c;
+	uint32_t pos;
+	uint32_t epoch;
+};
+
+struct dp_quarantine {
+	struct dp_qent *ring;		/* oldest at head */
+	uint32_t head, count, max;	/* count: DP_WRITE_ONCE (stats) */
+	uint64_t forced;		/* released by the bound, not quiesce */
+};
+
+struct dp_heap {
+	struct dp_pin_lock pin;		/* first: the shim's per-context lock */
+	/*
+	 * The staged word: the free-map word of @cur that the fast path
+	 * takes blocks from (pools whose allocations have no steps), lowest
+	 * first; a block freed into it comes back first.  The fast path
+	 * leaves @cur's summary bit set when the word empties; the slow path
+	 * clears it and stages the next word.  Never NULL (dp_zero_word).
+	 */
+	uint64_t *wp;
+	struct dp_chunk *cur;
+	uint32_t base;			/* position of bit 0 of *wp */
+	uint32_t nempty;
+	struct dp_chunk *avail;		/* chunks with a free block */
+	struct dp_chunk *empty;		/* empty chunks kept (auto shrink) */
+	struct dp_chunk *chunks;	/* every chunk this heap owns */
+	struct dp_chunk *remote;	/* chunks with remote frees (atomic) */
+	dp_owner_t self;		/* the owner's token */
+	struct dmapool *pool;
+	uint32_t nchunks;
+	uint64_t rng;			/* randomized placement */
+	struct dp_quarantine q;
+	struct dp_heap *pnext;		/* every heap of the pool (lock) */
+	struct dp_heap *onext;		/* the pool's orphans (lock) */
+};
+
+void dp_heap_init(struct dp_heap *h, struct dmapool *pool, dp_owner_t self);
+/* The heap's quarantine ring (pools with quarantine); 0 or -1 (OOM). */
+int dp_heap_ring_alloc(struct dp_heap *h, dmapool_gfp_t gfp);
+void dp_heap_ring_free(struct dp_heap *h);
+
+/* A free block for the caller; false when the heap has none. */
+bool dp_heap_take(struct dp_heap *h, struct dp_chunk **c, uint32_t *pos);
+/* The staged word when nothing is (the fast path finds it empty). */
+extern uint64_t dp_zero_word;
+/*
+ * Find free blocks without growing: quarantined blocks whose epoch passed,
+ * remote frees, kept empty chunks.  True when the heap has a free block.
+ * *@release: a chunk to hand to dp_supply_release() once unpinned.
+ */
+bool dp_heap_refill(struct dp_heap *h, struct dp_chunk **release);
+
+/*
+ * The owner disposes of a block it claimed: into quarantine or back to the
+ * free map.  *@release (if NULL on entry, may be set): a chunk that emptied
+ * and that automatic shrink gives back.
+ */
+void dp_heap_give(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
+		  struct dp_chunk **release);
+/* For the fast free path, once per chunk per fill: @c's first free block
+ * came back.  (The fast alloc path leaves a chunk it filled listed: the
+ * next dp_heap_take() moves it off.) */
+void dp_heap_relist(struct dp_heap *h, struct dp_chunk *c);
+/* Another context's free of a block it claimed: publish it to the owner. */
+void dp_heap_remote_free(struct dp_chunk *c, uint32_t pos);
+
+/* Release quarantined blocks older than the pool's epoch (all: @all). */
+void dp_heap_quiesce(struct dp_heap *h, bool all,
+		     struct dp_chunk **release);
+
+/* Make @c (empty, no heap's) this heap's. */
+void dp_heap_adopt_chunk(struct dp_heap *h, struct dp_chunk *c);
+/* Take @c (empty) out of this heap. */
+void dp_heap_detach_chunk(struct dp_heap *h, struct dp_chunk *c);
+/* The chunks of @h now belong to the context @self (or a marker). */
+void dp_heap_set_owner(struct dp_heap *h, dp_owner_t self,
+		       struct dp_chunk **release);
+/* The empty chunks of @h beyond *@keep (which counts down), detached, on a
+ * list through pnext. */
+struct dp_chunk *dp_heap_detach_empty(struct dp_heap *h, size_t *keep);
+
+/* placement.c */
+uint64_t dp_rand_next(uint64_t *state);
+uint32_t dp_rand_below(uint64_t *state, uint32_t n);
+/* A random free block of one of the first chunks of @list (not empty). */
+struct dp_chunk *dp_random_pick(struct dp_chunk *list, uint64_t *rng,
+				uint32_t *pos);
+
+#endif /* DMAPOOL_HEAP_H */

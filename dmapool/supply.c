@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: MIT OR GPL-2.0-only
+/*
+ * Supply of chunks (see supply.h).
+ */
+#include "supply.h"
+
+/* ---- the slot directory ------------------------------------------------- */
+
+static size_t dir_bytes(uint32_t npages)
+{
+	return sizeof(struct dp_slot_dir) + npages * sizeof(struct dp_chunk **);
+}
+
+static size_t page_bytes(void)
+{
+	return DP_SLOT_PAGE * sizeof(struct dp_chunk *);
+}
+
+/*
+ * Make slot @id's page exist; lock held on entry and exit, dropped to
+ * allocate.  False when out of memory.
+ */
+static bool slot_page(struct dmapool *pool, uint32_t id, dmapool_gfp_t gfp,
+		      dp_irqflags_t *flags)
+{
+	const uint32_t pg = id >> DP_SLOT_PAGE_SHIFT;
+
+	for (;;) {
+		struct dp_slot_dir *d = pool->slots, *nd = NULL;
+		struct dp_chunk **page;
+		uint32_t want = 0;
+		bool ok;
+
+		if (d && pg < d->npages && d->page[pg])
+			return true;
+		if (!d || pg >= d->npages) {
+			want = d ? d->npages * 2 : 4;
+			while (want <= pg)
+				want *= 2;
+		}
+		dp_unlock(&pool->lock, *flags);
+		if (want)
+			nd = dp_os_host_zalloc(dir_bytes(want), gfp);
+		page = dp_os_host_zalloc(page_bytes(), gfp);
+		*flags = dp_lock(&pool->lock);
+		ok = page && (nd || !want);
+		d = pool->slots;
+		if (ok && nd && (!d || d->npages < want)) {
+			if (d)
+				dp_os_memcpy(nd->page, d->page,
+					     d->npages * sizeof(nd->page[0]));
+			nd->npages = want;
+			nd->older = d;
+			DP_RCU_ASSIGN(pool->slots, nd);
+			d = nd;
+			nd = NULL;
+		}
+		if (ok && d && pg < d->npages && !d->page[pg]) {
+			DP_RCU_ASSIGN(d->page[pg], page);
+			page = NULL;
+		}
+		if (nd || page) {
+			dp_unlock(&pool->lock, *flags);
+			if (nd)
+				dp_os_host_free(nd, dir_bytes(want));
+			if (page)
+				dp_os_host_free(page, page_bytes());
+			*flags = dp_lock(&pool->lock);
+		}
+		if (!ok)
+			return false;
+	}
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+/* A released record that may describe a new chunk; lock held. */
+static struct dp_chunk *take_retired(struct dmapool *pool, bool wait,
+				     dp_irqflags_t *flags)
+{
+	struct dp_chunk **pp, *c;
+
+	for (pp = &pool->retired; (c = *pp); pp = &c->pnext) {
+		/* Off every remote stack (heap.c), and no reader left. */
+		if (DP_READ_ONCE(c->rem->queued))
+			continue;
+		if (!dp_rcu_gp_done(c->cookie)) {
+			if (!wait)
+				continue;
+			dp_unlock(&pool->lock, *flags);
+			dp_rcu_gp_wait(c->cookie);
+			*flags = dp_lock(&pool->lock);
+			return take_retired(pool, false, flags);
+		}
+		*pp = c->pnext;
+		c->pnext = NULL;
+		return c;
+	}
+	return NULL;
+}
+
+/* A record for a new chunk; lock held on entry and exit. */
+static struct dp_chunk *record_get(struct dmapool *pool, dmapool_gfp_t gfp,
+				   dp_irqflags_t *flags)
+{
+	const bool may_block = dp_os_gfp_may_block(gfp);
+	struct dp_chunk *c;
+	uint32_t id;
+
+	c = take_retired(pool, false, flags);
+	if (!c && pool->retired && may_block)
+		c = take_retired(pool, true, flags);
+	if (c)
+		return c;
+	if (pool->nslots >= DP_MAX_SLOTS)
+		return NULL;
+	id = pool->nslots++;
+	if (!slot_page(pool, id, gfp, flags))
+		return NULL;
+	dp_unlock(&pool->lock, *flags);
+	c = dp_chunk_record_new(&pool->geo, id, gfp);
+	*flags = dp_lock(&pool->lock);
+	if (c) {
+		struct dp_slot_dir *d = pool->slots;
+
+		DP_RCU_ASSIGN(d->page[id >> DP_SLOT_PAGE_SHIFT]
+				     [id & (DP_SLOT_PAGE - 1)], c);
+	}
+	return c;
+}
+
+static void retire(struct dmapool *pool, struct dp_chunk *c)
+{
+	DP_WRITE_ONCE(c->heap, NULL);
+	c->cookie = dp_rcu_gp_cookie();
+	c->pnext = pool->retired;
+	pool->retired = c;
+}
+
+/* ---- the index's spare nodes -------------------------------------------- */
+
+/*
+ * Stock the index with @need nodes; lock held, dropped to allocate.  False
+ * when out of memory.
+ */
+static bool stock(struct dmapool *pool, uint32_t need, dmapool_gfp_t gfp,
+		  dp_irqflags_t *flags)
+{
+	struct dp_index *ix = &pool->index;
+
+	while (ix->nspare < need) {
+		uint32_t want = need - ix->nspare;
+		void *nodes;
+
+		dp_unlock(&pool->lock, *flags);
+		nodes = dp_index_alloc_nodes(ix, want, gfp);
+		*flags = dp_lock(&pool->lock);
+		if (!nodes)
+			return false;
+		dp_index_add_spares(ix, nodes, want);
+	}
+	return true;
+}
+
+/*
+ * Give a table index the table one more chunk needs; lock held, dropped to
+ * allocate.  False when out of memory.
+ */
+static bool table(struct dmapool *pool, dmapool_gfp_t gfp,
+		  dp_irqflags_t *flags)
+{
+	struct dp_index *ix = &pool->index;
+	size_t bytes;
+	void *mem;
+
+	if (!ix->ops->table_needed)
+		return true;
+	bytes = ix->ops->table_needed(ix, pool->geo.chunk_size);
+	if (!bytes)
+		return true;
+	dp_unlock(&pool->lock, *flags);
+	mem = dp_os_host_alloc(bytes, gfp);
+	*flags = dp_lock(&pool->lock);
+	if (!mem)
+		return false;
+	mem = ix->ops->table_give(ix, mem, bytes);
+	if (mem) {
+		dp_unlock(&pool->lock, *flags);
+		dp_os_host_free(mem, bytes);
+		*flags = dp_lock(&pool->lock);
+	}
+	return true;
+}
+
+static uint32_t remove_need(const struct dp_index *ix)
+{
+	return ix->ops->remove_nodes_needed(ix, 0, 0);
+}
+
+/* ---- release ------------------------------------------------------------ */
+
+/*
+ * Index entries of released chunks that a free cleared in place (a B-tree
+ * entry that still holds its key, index.h): removed for real here, where
+ * allocating is allowed, and their records retired; lock held.  False when
+ * some could not be (out of memory).
+ */
+static bool purge(struct dmapool *pool, dmapool_gfp_t gfp,
+		  dp_irqflags_t *flags)
+{
+	struct dp_index *ix = &pool->index;
+	struct dp_chunk *c;
+
+	while ((c = pool->dead)) {
+		if (ix->nspare < ix->ops->remove_nodes_needed(ix, c->vaddr,
+							      pool->geo.chunk_size) &&
+		    !stock(pool, remove_need(ix), gfp, flags))
+			return false;
+		if (c != pool->dead)
+			continue;	/* the list changed while unlocked */
+		DP_WRITE_ONCE(pool->dead, c->pnext);
+		ix->ops->remove(ix, c->vaddr, pool->geo.chunk_size);
+		retire(pool, c);
+	}
+	return true;
+}
+
+/* True when @c went back to the backend now. */
+static bool release_one(struct dmapool *pool, struct dp_chunk *c,
+			bool from_free)
+{
+	struct dp_index *ix = &pool->index;
+	const size_t len = pool->geo.chunk_size;
+	dp_irqflags_t flags;
+	dmapool_dma_t dma;
+	uintptr_t va;
+
+	/* The kernel frees DMA memory only in process context: defer. */
+	if (from_free && DP_HAVE_WORK) {
+		flags = dp_lock(&pool->lock);
+		c->pnext = pool->pending;
+		DP_WRITE_ONCE(pool->pending, c);
+		dp_unlock(&pool->lock, flags);
+		dp_work_queue(&pool->work);
+		return false;
+	}
+	flags = dp_lock(&pool->lock);
+	if (!from_free)
+		stock(pool, remove_need(ix), 0, &flags);
+	if (ix->nspare >= ix->ops->remove_nodes_needed(ix, c->vaddr, len)) {
+		ix->ops->remove(ix, c->vaddr, len);
+		retire(pool, c);
+	} else {
+		/* Lookups find nothing there from now on. */
+		ix->ops->clear(ix, c->vaddr, len);
+		if (ix->ops->clear_keeps_entry) {
+			c->pnext = pool->dead;
+			DP_WRITE_ONCE(pool->dead, c);
+		} else {
+			retire(pool, c);
+		}
+	}
+	DP_WRITE_ONCE(c->live, 0);
+	pool->nchunks--;
+	pool->chunks_released++;
+	/* The record may describe another chunk before we are done here. */
+	va = c->vaddr;
+	dma = c->dma;
+	dp_unlock(&pool->lock, flags);
+	dp_chunk_drain(&pool->geo, pool->dev, va, dma);
+	return true;
+}
+
+size_t dp_supply_release(struct dmapool *pool, struct dp_chunk *list,
+			 bool from_free)
+{
+	struct dp_chunk *c, *next;
+	size_t n = 0;
+
+	for (c = list; c; c = next) {
+		next = c->pnext;
+		c->pnext = NULL;
+		n += release_one(pool, c, from_free);
+	}
+	return n;
+}
+
+size_t dp_supply_run_pending(struct dmapool *pool)
+{
+	struct dp_chunk *list;
+	dp_irqflags_t flags;
+
+	if (!DP_READ_ONCE(pool->pending) && !DP_READ_ONCE(pool->dead))
+		return 0;
+	flags = dp_lock(&pool->lock);
+	list = pool->pending;
+	DP_WRITE_ONCE(pool->pending, NULL);
+	purge(pool, 0, &flags);
+	dp_unlock(&pool->lock, flags);
+	return dp_supply_release(pool, list, false);
+}
+
+/* ---- growth ------------------------------------------------------------- */
+
+struct dp_chunk *dp_supply_grow(struct dmapool *pool, dmapool_gfp_t gfp)
+{
+	struct dp_index *ix = &pool->index;
+	dp_irqflags_t flags;
+	struct dp_chunk *c;
+
+	dp_supply_run_pending(pool);
+	dp_rcu_reclaim();
+	flags = dp_lock(&pool->lock);
+	c = record_get(pool, gfp, &flags);
+	dp_unlock(&pool->lock, flags);
+	if (!c)
+		return NULL;
+	if (dp_chunk_fill(&pool->geo, pool->dev, c, pool->full_map, gfp)) {
+		flags = dp_lock(&pool->lock);
+		retire(pool, c);
+		dp_unlock(&pool->lock, flags);
+		return NULL;
+	}
+	flags = dp_lock(&pool->lock);
+	/*
+	 * No cleared entry may be left that has this chunk's start (the
+	 * backend may hand out memory a release just gave back), and the
+	 * index gets the insert's nodes and one removal's, for the free that
+	 * empties the chunk.  Both drop the lock to allocate: check again.
+	 */
+	for (;;) {
+		uint32_t need = ix->ops->nodes_needed(ix, c->vaddr,
+						      pool->geo.chunk_size) +
+				remove_need(ix);
+
+		if (!purge(pool, gfp, &flags) ||
+		    (ix->nspare < need && !stock(pool, need, gfp, &flags)) ||
+		    !table(pool, gfp, &flags)) {
+			dp_unlock(&pool->lock, flags);
+			dp_chunk_drain(&pool->geo, pool->dev, c->vaddr, c->dma);
+			flags = dp_lock(&pool->lock);
+			retire(pool, c);
+			dp_unlock(&pool->lock, flags);
+			return NULL;
+		}
+		if (!pool->dead && ix->nspare >= need &&
+		    !(ix->ops->table_needed &&
+		      ix->ops->table_needed(ix, pool->geo.chunk_size)))
+			break;
+	}
+	ix->ops->insert(ix, c->vaddr, pool->geo.chunk_size, c);
+	DP_WRITE_ONCE(c->live, 1);
+	pool->nchunks++;
+	dp_unlock(&pool->lock, flags);
+	return c;
+}
+
+/* ---- destroy ------------------------------------------------------------ */
+
+static uint32_t allocated_in(const struct dmapool *pool,
+			     const struct dp_chunk *c)
+{
+	uint32_t pos, n = 0;
+
+	for (pos = 0; pos < pool->geo.nstate; pos++)
+		n += DP_READ_ONCE(c->st[pos]) & DP_ST_ALLOC;
+	return n;
+}
+
+uint64_t dp_supply_fini(struct dmapool *pool)
+{
+	struct dp_slot_dir *d = pool->slots, *older;
+	uint64_t busy = 0;
+	uint32_t id;
+
+	for (id = 0; id < pool->nslots; id++) {
+		struct dp_chunk *c = dp_slot_record(pool, id);
+		uint32_t n;
+
+		if (!c)
+			continue;
+		if (c->live) {
+			n = allocated_in(pool, c);
+			busy += n;
+			/* A device may still be using a busy chunk: keep it. */
+			if (!n)
+				dp_chunk_drain(&pool->geo, pool->dev, c->vaddr,
+					       c->dma);
+		}
+		dp_chunk_record_free(&pool->geo, c);
+	}
+	if (d) {
+		uint32_t pg;
+
+		for (pg = 0; pg < d->npages; pg++)
+			if (d->page[pg])
+				dp_os_host_free(d->page[pg], page_bytes());
+	}
+	for (; d; d = older) {
+		older = d->older;
+		dp_os_host_free(d, dir_bytes(d->npages));
+	}
+	pool->slots = NULL;
+	return busy;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT OR GPL-2.0-only */
+/*
+ * Supply: where heaps get chunks from and where empty chunks go back to.
+ *
+ * Growth takes a record (a released one whose grace period is over, or a
+ * new slot), gives it DMA memory from the backend and makes it known: the
+ * slot directory (for handles) and the index (for frees by address), under
+ * the pool lock.  Nothing is allocated under the lock: index nodes and
+ * directory pages are allocated with it dropped, as many as the lock holder
+ * said it needs, and the need is checked again (so the kernel shim can use
+ * a spinlock and GFP_KERNEL).  Every attach also stocks the index with the
+ * nodes one removal needs, so a free that empties a chunk can release it
+ * without allocating.  Both return how many chunks went back now.
+ *
+ * Release takes an empty chunk out of the index, zeroes its DMA memory and
+ * returns it to the backend, and retires its record.  A free that empties a
+ * chunk releases it in place when its context allows (userspace) and else
+ * leaves it on the pool's pending list for a context that may (the kernel:
+ * a work item; both: the next growth or dmapool_shrink()).  When the index
+ * needs nodes to remove an entry and the releasing free may not allocate
+ * (a B-tree), the entry stays, marked dead by its record (lookups check
+ * c->live), and is removed at the next growth or shrink.
+ *
+ * The slot directory is type-stable: pages of record pointers that never
+ * move, and a directory of pages that is replaced by a larger copy when it
+ * fills (old copies are kept until destroy), so dmapool_free_handle() reads
+ * it without a lock.
+ */
+#ifndef DMAPOOL_SUPPLY_H
+#define DMAPOOL_SUPPLY_H
+
+#include "pool.h"
+
+#define DP_SLOT_PAGE_SHIFT	8
+#define DP_SLOT_PAGE		(1u << DP_SLOT_PAGE_SHIFT)
+
+struct dp_slot_dir {
+	struct dp_slot_dir *older;	/* replaced copies */
+	uint32_t npages;
+	struct dp_chunk **page[];
+};
+
+/* The record of slot @id, or NULL; any context, no lock. */
+static inline struct dp_chunk *dp_slot_record(struct dmapool *pool,
+					      uint32_t id)
+{
+	struct dp_slot_dir *d = DP_RCU_DEREF(pool->slots);
+	struct dp_chunk **pg;
+
+	if (DP_UNLIKELY(!d || (id >> DP_SLOT_PAGE_SHIFT) >= d->npages))
+		return NULL;
+	pg = DP_RCU_DEREF(d->page[id >> DP_SLOT_PAGE_SHIFT]);
+	if (DP_UNLIKELY(!pg))
+		return NULL;
+	return DP_RCU_DEREF(pg[id & (DP_SLOT_PAGE - 1)]);
+}
+
+/*
+ * A new chunk with every block free, known to the index, owned by no heap;
+ * NULL when none can be had.  Not pinned, no lock held; may block as @gfp
+ * allows.  Also runs releases left pending.
+ */
+struct dp_chunk *dp_supply_grow(struct dmapool *pool, dmapool_gfp_t gfp);
+/*
+ * Give back the empty chunks on @list (through pnext; no heap's).  From a
+ * free (@from_free): nothing that may block or allocate; what cannot be
+ * done here is left pending.
+ */
+size_t dp_supply_release(struct dmapool *pool, struct dp_chunk *list,
+			 bool from_free);
+/* Releases left pending, now (process context); how many went. */
+size_t dp_supply_run_pending(struct dmapool *pool);
+/* Destroy: DMA memory back unless a block is still allocated; records,
+ * directory and index freed.  Returns the blocks still allocated. */
+uint64_t dp_supply_fini(struct dmapool *pool);
+
+#endif /* DMAPOOL_SUPPLY_H */
