@@ -276,6 +276,11 @@ int bench_icount(const struct bench_cfg *cfg, struct table *t,
 					.s = &subjects[i], .sh = sh, .col = col,
 				};
 	}
+	/* Rows in the subjects' order, whichever child finishes first. */
+	for (i = 0; i < njobs; i++) {
+		table_row(t, jobs[i].s);
+		table_row(alloc_only, jobs[i].s);
+	}
 	while (done < njobs) {
 		struct job *j = NULL;
 		int status;
