@@ -5,8 +5,9 @@
  * targets and plotted.
  *
  * A cell keeps every run's sample by repetition, with the runs of its
- * partners: the base (linux-6.12) run paired with it and, for hardening
- * options, the default pool's run paired with it.  Ratios are medians of
+ * partners: the base (linux-6.12) run paired with it, for hardening
+ * options the default pool's run paired with it, and in the threads
+ * workload the compute loop's run next to it.  Ratios are medians of
  * the per-pair ratios, with their min and max: on a shared machine the
  * speed drifts between runs, and a pair run back to back sees the same
  * machine.
@@ -28,6 +29,8 @@ struct cell {
 	double run[RES_MAX_REPS];	/* the subject's; NAN = failed */
 	double base[RES_MAX_REPS];	/* its base partner's; NAN = none */
 	double def[RES_MAX_REPS];	/* the default pool's (options) */
+	double ctrl[RES_MAX_REPS];	/* threads: the compute loop's, run
+					 * next to it at its thread count */
 	/* Summaries (cell_summarize). */
 	double value, min, max;		/* median, min, max of run[] */
 	double ratio, rmin, rmax;	/* of run[i] / base[i] */

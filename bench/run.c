@@ -8,11 +8,12 @@
  * ratio of the two runs; a hardening option runs between linux-6.12 and
  * the default pool, so both of its pairs are back to back.  linux-6.12 is
  * paired with itself too (its "A/A" row): that ratio's spread is the noise
- * of this run on this machine.  The threads workload pairs by repetition:
- * every subject, the compute-loop control and linux-6.12 run once per
- * repetition at each thread count.  On a shared machine the speed drifts
- * between runs; a pair sees the same machine, so its ratio moves much less
- * than the times themselves.
+ * of this run on this machine.  The threads workload does the same at each
+ * thread count, with the compute-loop control run next to every subject as
+ * well, so a scaling factor is compared with what the machine gave threads
+ * at that moment.  On a shared machine the speed drifts between runs; a
+ * pair sees the same machine, so its ratio moves much less than the times
+ * themselves.
  *
  * Single-threaded runs count the thread's CPU time, threaded runs wall
  * time (see cpu_ns()).  Before a subject is timed on a case, one untimed
@@ -176,50 +177,48 @@ static bool row_ok(const struct table *t, const bool *ok,
 
 typedef double (*run_fn)(struct ctx *x, const struct subject *s, void *arg);
 
+/* One run of a repetition: whom, with what, and where its figure goes. */
+struct step {
+	const struct subject *s;
+	void *arg;
+	double *dst;
+};
+
 /*
- * One repetition of subject @s in @c: the subject next to linux-6.12 (and,
- * for an option, next to the default pool too), in alternating order.
+ * One repetition of the cell (@r, @col): the base (linux-6.12; for the
+ * base row itself, a second run of it: A/A), the subject, for an option the
+ * default pool, and in the threads workload the compute loop (@ctrl_arg);
+ * in this order or the reverse, by repetition, so the subject always runs
+ * next to its base and to its default pool.  @base_arg is what the base
+ * runs with (the threads workload compares bulk calls with its single
+ * calls), @s_arg what the subject and the default pool run with.
  */
-static void pair_rep(struct ctx *x, struct table *t, unsigned int r,
+static void rep_cell(struct ctx *x, struct table *t, unsigned int r,
 		     unsigned int col, unsigned int rep, bool def_ok,
-		     run_fn run, void *arg)
+		     run_fn run, void *s_arg, void *base_arg, void *ctrl_arg)
 {
-	const struct subject *s = t->row[r], *seq[3];
+	const struct subject *s = t->row[r];
 	struct cell *c = &t->c[r][col];
 	bool flip = (rep + r) & 1;
-	double got[3] = { NAN, NAN, NAN };
-	unsigned int k, n;
-	int is, ib, id = -1;
+	struct step st[4];
+	unsigned int n = 0, k;
 
-	if (s == x->base) {
-		seq[0] = seq[1] = s;
-		n = 2;
-		ib = 0;
-		is = 1;
-	} else if (s->option && def_ok) {
-		seq[0] = flip ? x->def : x->base;
-		seq[1] = s;
-		seq[2] = flip ? x->base : x->def;
-		n = 3;
-		is = 1;
-		ib = flip ? 2 : 0;
-		id = flip ? 0 : 2;
-	} else {
-		seq[0] = flip ? s : x->base;
-		seq[1] = flip ? x->base : s;
-		n = 2;
-		is = flip ? 0 : 1;
-		ib = flip ? 1 : 0;
-	}
+	c->run[rep] = c->base[rep] = c->def[rep] = c->ctrl[rep] = NAN;
+	st[n++] = (struct step){ x->base, base_arg, &c->base[rep] };
+	st[n++] = (struct step){ s, s_arg, &c->run[rep] };
+	if (s->option && def_ok)
+		st[n++] = (struct step){ x->def, s_arg, &c->def[rep] };
+	if (ctrl_arg)
+		st[n++] = (struct step){ &compute_loop, ctrl_arg,
+					 &c->ctrl[rep] };
 	for (k = 0; k < n; k++) {
-		got[k] = run(x, seq[k], arg);
-		if (isnan(got[k]))
-			fail(x, seq[k], t->workload, t->col[col],
+		const struct step *p = &st[flip ? n - 1 - k : k];
+
+		*p->dst = run(x, p->s, p->arg);
+		if (isnan(*p->dst))
+			fail(x, p->s, t->workload, t->col[col],
 			     "allocation failed");
 	}
-	c->run[rep] = got[is];
-	c->base[rep] = got[ib];
-	c->def[rep] = id >= 0 ? got[id] : NAN;
 	c->n = rep + 1;
 }
 
@@ -234,7 +233,8 @@ static void paired_column(struct ctx *x, struct table *t, unsigned int col,
 	for (rep = 0; rep < reps_of(x); rep++) {
 		for (r = 0; r < t->nrows; r++)
 			if (ok[r])
-				pair_rep(x, t, r, col, rep, def_ok, run, arg);
+				rep_cell(x, t, r, col, rep, def_ok, run, arg,
+					 arg, NULL);
 		progress(x, '.');
 	}
 }
@@ -421,16 +421,24 @@ static const char *const thr_cols[TC_N] = {
 	"2 thr bulk32",
 };
 
+/* Threads at each column; the compute loop and linux-6.12 stand in. */
+static const unsigned int nthr_of[TC_N] = { 1, 2, 4, 2, 1, 2 };
+
+struct thr_arg {
+	struct thr_bufs *b;
+	unsigned int tc;
+};
+
 /*
  * Aggregate wall ns per pair (first start to last end / all pairs of all
- * threads), or NAN; NAN without a failure when @s cannot run @tc.
+ * threads), or NAN.
  */
-static double run_threads(struct ctx *x, const struct subject *s,
-			  unsigned int tc, struct thr_bufs *b, bool *failed)
+static double run_threads(struct ctx *x, const struct subject *s, void *arg)
 {
-	static const unsigned int nthr_of[TC_N] = { 1, 2, 4, 2, 1, 2 };
+	const struct thr_arg *a = arg;
 	const size_t n = x->cfg->thr_blocks;
-	unsigned int nthr = nthr_of[tc], i;
+	unsigned int nthr = nthr_of[a->tc], tc = a->tc, i;
+	struct thr_bufs *b = a->b;
 	pthread_barrier_t go;
 	struct thr t[THR_MAX];
 	pthread_t th[THR_MAX];
@@ -438,15 +446,9 @@ static double run_threads(struct ctx *x, const struct subject *s,
 	uint64_t t0 = UINT64_MAX, t1 = 0;
 	int ret = 0;
 
-	*failed = false;
-	if ((s->kind == K_CTRL && (tc == TC_PC || tc >= TC_BULK1)) ||
-	    (tc >= TC_BULK1 && s->kind != K_DP && s->kind != K_CTRL))
-		return NAN;
 	if (s->kind != K_CTRL &&
-	    spool_create(&sp, s, x->dev, 64, 64, 0)) {
-		*failed = true;
+	    spool_create(&sp, s, x->dev, 64, 64, 0))
 		return NAN;
-	}
 	pc_ring_reset(b->ring);
 	pthread_barrier_init(&go, NULL, nthr);
 	for (i = 0; i < nthr; i++) {
@@ -472,37 +474,58 @@ static double run_threads(struct ctx *x, const struct subject *s,
 	pthread_barrier_destroy(&go);
 	if (s->kind != K_CTRL)
 		spool_destroy(&sp);
-	if (ret) {
-		*failed = true;
+	if (ret)
 		return NAN;
-	}
 	/* The producer/consumer pair moves n * rounds blocks in all. */
 	return (double)(t1 - t0) /
 	       ((double)n * x->cfg->thr_rounds * (tc == TC_PC ? 1 : nthr));
 }
 
-/* Fill base (linux-6.12's run) and def (the default pool's) by repetition. */
-static void thread_partners(struct ctx *x, struct table *t)
+/* What @s can run: the control no pool work, only dmapool bulk calls. */
+static bool runs_column(const struct subject *s, unsigned int tc)
 {
-	int b = table_find_row(t, x->base->name);
-	int d = x->def ? table_find_row(t, x->def->name) : -1;
-	unsigned int r, c, i;
+	if (s->kind == K_CTRL)
+		return tc == TC_1 || tc == TC_2 || tc == TC_4;
+	return tc < TC_BULK1 || s->kind == K_DP;
+}
+
+/*
+ * Per repetition and row, each column: linux-6.12 (bulk: its single calls
+ * on as many threads), the subject, the default pool for an option, and
+ * the compute loop on as many threads, back to back.  The control's own
+ * row runs alone.
+ */
+static void threads_rep(struct ctx *x, struct table *t, struct thr_bufs *b,
+			const bool *ok, unsigned int rep)
+{
+	bool def_ok = row_ok(t, ok, x->def);
+	unsigned int r, c;
 
 	for (r = 0; r < t->nrows; r++)
-		for (c = 0; c < t->ncols; c++) {
+		for (c = 0; c < TC_N && ok[r]; c++) {
+			const struct subject *s = t->row[r];
 			struct cell *cl = &t->c[r][c];
-			/* Bulk against linux-6.12's single calls. */
-			unsigned int bc = c == TC_BULK1 ? TC_1 :
-					  c == TC_BULK2 ? TC_2 : c;
+			struct thr_arg sa = { b, c };
+			struct thr_arg ba = { b, c == TC_BULK1 ? TC_1 :
+						 c == TC_BULK2 ? TC_2 : c };
+			struct thr_arg ca = { b, nthr_of[c] == 1 ? TC_1 :
+						 nthr_of[c] == 2 ? TC_2 : TC_4 };
 
-			for (i = 0; i < cl->n; i++) {
-				cl->base[i] = b >= 0 && t->row[r]->kind != K_CTRL ?
-					      t->c[b][bc].run[i] : NAN;
-				cl->def[i] = d >= 0 && t->row[r]->option ?
-					     t->c[d][c].run[i] : NAN;
+			if (!runs_column(s, c))
+				continue;
+			if (s->kind != K_CTRL) {
+				rep_cell(x, t, r, c, rep, def_ok, run_threads,
+					 &sa, &ba, &ca);
+				continue;
 			}
+			cl->run[rep] = run_threads(x, s, &sa);
+			cl->base[rep] = cl->def[rep] = NAN;
+			cl->ctrl[rep] = cl->run[rep];
+			cl->n = rep + 1;
+			if (isnan(cl->run[rep]))
+				fail(x, s, t->workload, thr_cols[c],
+				     "allocation failed");
 		}
-	table_summarize(t);
 }
 
 static void threads_workload(struct ctx *x, struct table *t)
@@ -513,31 +536,23 @@ static void threads_workload(struct ctx *x, struct table *t)
 		calloc(2 * n, sizeof(dmapool_dma_t)), pc_ring_new(),
 	};
 	static const struct shape sh = { "64/64/0", 64, 64, 0 };
-	unsigned int r, rep, c;
-	bool failed, ok[RES_MAX_ROWS];
+	unsigned int rep, c;
+	bool ok[RES_MAX_ROWS];
 
 	if (!b.sl || !b.v || !b.d || !b.ring)
 		abort();
 	for (c = 0; c < TC_N; c++)
 		table_col(t, thr_cols[c]);
 	t->reps = reps_of(x);
+	t->aa = true;
 	add_rows(x, t, &sh, b.sl, THR_MAX * n, false, ok);
 	ok[table_row(t, &compute_loop)] = true;
-	for (rep = 0; rep < reps_of(x); rep++) {
-		for (r = 0; r < t->nrows; r++)
-			for (c = 0; c < TC_N && ok[r]; c++) {
-				struct cell *cl = &t->c[r][c];
-
-				cl->run[rep] = run_threads(x, t->row[r], c, &b,
-							   &failed);
-				cl->n = rep + 1;
-				if (failed)
-					fail(x, t->row[r], t->workload,
-					     thr_cols[c], "allocation failed");
-			}
-		progress(x, '.');
-	}
-	thread_partners(x, t);
+	if (row_ok(t, ok, x->base))
+		for (rep = 0; rep < reps_of(x); rep++) {
+			threads_rep(x, t, &b, ok, rep);
+			progress(x, '.');
+		}
+	table_summarize(t);
 	pc_ring_free(b.ring);
 	free(b.d);
 	free(b.v);
@@ -547,7 +562,7 @@ static void threads_workload(struct ctx *x, struct table *t)
 /*
  * Scaling, per repetition: n-thread throughput over 1-thread throughput
  * (the producer/consumer pair over one thread doing both), and that over
- * the compute loop's scaling in the same repetition (what the machine
+ * the compute loop's factor from the runs next to these (what the machine
  * gave threads just then).
  */
 static void scaling_table(const struct table *thr, struct table *t)
@@ -562,7 +577,6 @@ static void scaling_table(const struct table *thr, struct table *t)
 		{ "prod/cons", TC_1, TC_PC, false },
 		{ "2 thr bulk32", TC_BULK1, TC_BULK2, true },
 	};
-	int ctrl = table_find_row(thr, compute_loop.name);
 	unsigned int r, k, i;
 
 	t->reps = thr->reps;
@@ -576,19 +590,11 @@ static void scaling_table(const struct table *thr, struct table *t)
 			const struct cell *b = &thr->c[r][cols[k].many];
 			struct cell *c = &t->c[row][k];
 
-			c->n = a->n;
-			for (i = 0; i < a->n; i++) {
-				/* Control: the same columns (no bulk, so its
-				 * plain 1 and 2 threads for the bulk). */
-				unsigned int one = cols[k].one == TC_BULK1 ?
-						   TC_1 : cols[k].one;
-				unsigned int many = cols[k].many == TC_BULK2 ?
-						    TC_2 : cols[k].many;
-
+			c->n = a->n < b->n ? a->n : b->n;
+			for (i = 0; i < c->n; i++) {
 				c->run[i] = a->run[i] / b->run[i];
-				c->base[i] = cols[k].vs_machine && ctrl >= 0 ?
-					     thr->c[ctrl][one].run[i] /
-					     thr->c[ctrl][many].run[i] : NAN;
+				c->base[i] = cols[k].vs_machine ?
+					     a->ctrl[i] / b->ctrl[i] : NAN;
 				c->def[i] = NAN;
 			}
 		}
@@ -735,7 +741,7 @@ static void run_workloads(struct ctx *x, struct table **tabs,
 		t = workload_table(tabs, ntabs, "threads",
 				   "threads: each thread allocates and frees its own blocks on one shared pool (64/64/0)",
 				   "ns_per_pair",
-				   "wall ns per pair over all threads; cells: median of per-repetition ratios subject/" BASE_SUBJECT " (min-max), bulk against its single calls",
+				   "wall ns per pair over all threads; cells: median of the paired ratios subject/" BASE_SUBJECT " at as many threads (min-max); bulk against its single calls",
 				   TS_PAIRED);
 		threads_workload(x, t);
 		snprintf(t->note, sizeof(t->note),
@@ -743,7 +749,7 @@ static void run_workloads(struct ctx *x, struct table **tabs,
 		t2 = workload_table(tabs, ntabs, "threads-scaling",
 				    "threads-scaling: throughput with n threads / with 1 thread, per repetition",
 				    "scaling",
-				    "median factor; (in brackets) that over the compute loop's factor in the same repetition: the share of what the machine gave",
+				    "median factor; (in brackets) that over the compute loop's factor from the runs next to it: the share of what the machine gave",
 				    TS_SCALING);
 		scaling_table(t, t2);
 		snprintf(t2->note, sizeof(t2->note),

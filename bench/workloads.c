@@ -135,10 +135,11 @@ static ALWAYS_INLINE int gen_churn(void *p, struct slot *sl,
 
 /*
  * Producer/consumer: one thread allocates into a ring, another frees what
- * it finds there, so every free is remote.  Each side caches the other's
- * index and reads it again only when the ring looks full (or empty).
+ * it finds there, so every free is remote.  The producer caches the
+ * consumer's index and reads it again only when the ring looks full.
  */
-#define PC_RING	256
+#define PC_RING		256
+#define PC_BATCH	32
 
 struct pc_ring {
 	_Alignas(64) size_t head;	/* written by the producer */
@@ -204,25 +205,35 @@ static ALWAYS_INLINE int gen_produce(void *p, struct pc_ring *r,
 	return ret;
 }
 
+/*
+ * The consumer frees in batches of PC_BATCH, as a driver reaps completions
+ * (or what is left once the producer stopped): one look at the head and
+ * one tail update per batch rather than per block.
+ */
 static ALWAYS_INLINE int gen_consume(void *p, struct pc_ring *r,
 				     size_t total, free_fn F)
 {
-	size_t k, head = 0;
+	size_t k = 0, head;
 	unsigned int spins;
 
-	for (k = 0; k < total; k++) {
+	while (k < total) {
 		spins = 0;
-		while (k == head) {
+		for (;;) {
 			head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
-			if (k < head)
+			if (head - k >= PC_BATCH || head == total)
 				break;
-			if (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) &&
-			    k == __atomic_load_n(&r->head, __ATOMIC_ACQUIRE))
-				return -1;
+			if (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE)) {
+				head = __atomic_load_n(&r->head,
+						       __ATOMIC_ACQUIRE);
+				break;
+			}
 			pc_wait(&spins);
 		}
-		F(p, &r->s[k % PC_RING]);
-		__atomic_store_n(&r->tail, k + 1, __ATOMIC_RELEASE);
+		if (head == k)
+			return -1;	/* the producer failed */
+		for (; k < head; k++)
+			F(p, &r->s[k % PC_RING]);
+		__atomic_store_n(&r->tail, k, __ATOMIC_RELEASE);
 	}
 	return 0;
 }
