@@ -5,7 +5,8 @@
  * Ratio panels show, per case, a bar per subject at its median paired
  * ratio to linux-6.12 with a whisker from the smallest to the largest
  * pair, on a linear scale around 1 (the line): below it is faster than
- * Linux's own code.  The scale stops at 3; a bar beyond is cut there and
+ * Linux's own code.  The first bar, linux-6.12 against itself, shows the
+ * noise of the run.  The scale stops at 3; a bar beyond is cut there and
  * labelled with its value.  The options panels show each hardening option
  * against the default pool the same way; the scaling panel each subject's
  * n-thread factor next to the compute loop's; memory is a share of DMA
@@ -52,7 +53,10 @@ static bool in_panel(const struct panel *p, unsigned int r)
 
 	switch (p->kind) {
 	case PK_RATIO:
-		return s->in_plot && s->kind != K_L612 && s->kind != K_CTRL;
+		/* linux-6.12 against itself: the noise, next to the others. */
+		if (s->kind == K_L612)
+			return p->t->aa;
+		return s->in_plot && s->kind != K_CTRL;
 	case PK_OPTIONS:
 		return s->option;
 	case PK_SCALING:
@@ -192,10 +196,12 @@ static void write_panel(FILE *gp, const char *dir, const struct panel *p)
 		if (!in_panel(p, r))
 			continue;
 		/* Labels of cut bars alternate in height: neighbours differ. */
-		fprintf(gp, "%s'bench-%s.dat' index %u using 1:2:3:4:5 with boxerrorbars lc rgb '%s' title '%s', "
+		fprintf(gp, "%s'bench-%s.dat' index %u using 1:2:3:4:5 with boxerrorbars lc rgb '%s' title '%s%s', "
 			"'' index %u using 1:2:6 with labels offset 0,%s font ',7' notitle",
 			k ? ", " : "", p->name, k, colour_of(p->t->row[r]),
-			p->t->row[r]->name, k, k % 2 ? "1.2" : "0.5");
+			p->t->row[r]->name,
+			p->kind == PK_RATIO && p->t->row[r]->kind == K_L612 ?
+			" (A/A)" : "", k, k % 2 ? "1.2" : "0.5");
 		k++;
 	}
 	if (!logy)
