@@ -19,11 +19,13 @@
 /* ---- subjects ---------------------------------------------------------- */
 
 enum subj_kind {
+	K_L612,		/* linux-6.12: the kernel's own mm/dmapool.c */
 	K_EMB,		/* linux-embedded */
 	K_PL,		/* linux-pagelist */
 	K_XA,		/* xarray-fix */
 	K_DP,		/* dmapool, free by address */
 	K_DPH,		/* dmapool, handle API */
+	K_CTRL,		/* the threads workload's compute loop: no pool */
 	K_KINDS
 };
 
@@ -34,7 +36,10 @@ struct subject {
 	unsigned int flags;		/* DMAPOOL_OPT_* */
 	unsigned int redzone;
 	unsigned int quarantine_max;
+	unsigned int poison_sample;	/* 0: dmapool's default */
 	size_t chunk_size;		/* 0: dmapool's default */
+	bool option;			/* a hardening option: also measured
+					 * against the default pool */
 	bool no_churn;			/* O(pages) per operation: churn would
 					 * take minutes */
 	bool in_plot;
@@ -45,6 +50,11 @@ struct subject {
 
 extern struct subject subjects[];
 extern const unsigned int nsubjects;
+/* What every ratio is against, and what options are against. */
+#define BASE_SUBJECT	"linux-6.12"
+#define DEFAULT_SUBJECT	"dmapool"
+/* The threads workload's control row (not in subjects[]). */
+extern struct subject compute_loop;
 /* Find out which subjects this build can create; print a note for others. */
 void subjects_probe(struct dmapool_dev *dev, FILE *notes);
 struct subject *subject_find(const char *name);
@@ -83,6 +93,8 @@ int spool_create(struct spool *sp, const struct subject *s,
 		 size_t boundary);
 void spool_destroy(struct spool *sp);
 void spool_mem(struct spool *sp, struct bl_mem *m);
+/* The baselines' interface to a kind (dmapool kinds: bl_dmapool). */
+const struct bl_ops *subject_ops(enum subj_kind k);
 /* Reports dmapool delivered to the benchmark's sink (must stay 0). */
 uint64_t bench_reports(void);
 
@@ -97,6 +109,22 @@ int wl_rounds(struct spool *sp, struct slot *sl, size_t n, unsigned int rounds,
 /* Steady state: batches of @batch frees at @idx then as many allocations. */
 int wl_churn(struct spool *sp, struct slot *sl, const uint32_t *idx,
 	     size_t ops, unsigned int batch);
+/*
+ * The same with dmapool_alloc_bulk() and dmapool_free_bulk(), @batch
+ * blocks per call (@v, @d: @n entries); dmapool kinds only.
+ */
+int wl_rounds_bulk(struct spool *sp, void **v, dmapool_dma_t *d, size_t n,
+		   unsigned int rounds, unsigned int batch);
+/* Producer/consumer over a ring of blocks (one producer, one consumer). */
+struct pc_ring;
+struct pc_ring *pc_ring_new(void);
+void pc_ring_free(struct pc_ring *r);
+void pc_ring_reset(struct pc_ring *r);
+/* Allocate @total blocks into the ring / free @total from it: 0 or -1. */
+int wl_produce(struct spool *sp, struct pc_ring *r, size_t total);
+int wl_consume(struct spool *sp, struct pc_ring *r, size_t total);
+/* The control: as many steps of register-only work as @n * @rounds pairs. */
+uint64_t wl_compute(size_t n, unsigned int rounds);
 /* One allocation or free, untimed paths only. */
 bool wl_alloc_one(struct spool *sp, struct slot *s);
 void wl_free_one(struct spool *sp, struct slot *s);
@@ -110,7 +138,7 @@ const char *wl_validate(struct spool *sp, const struct shape *sh,
 /* ---- the run ------------------------------------------------------------- */
 
 struct bench_cfg {
-	unsigned int reps;		/* runs per (case, subject); median */
+	unsigned int reps;		/* pairs per (case, subject); median */
 	unsigned int rounds;		/* dmapool_test rounds (kernel: 100) */
 	size_t churn_live;		/* live blocks in churn */
 	unsigned int churn_batch;
@@ -118,6 +146,7 @@ struct bench_cfg {
 	unsigned int thr_rounds;
 	unsigned int icount_rounds;
 	bool quiet;			/* no progress dots */
+	bool short_run;			/* --short: sizes too small to judge */
 	const char *outdir;		/* CSV, SVG; NULL: none */
 	bool svg;
 	const char *self;		/* argv[0], for the callgrind child */

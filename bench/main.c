@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0-only
 /*
- * dmapool-bench: dmapool against the published dma_pool designs, side by
- * side in one process.  See usage() and the README's benchmark section.
+ * dmapool-bench: dmapool against Linux 6.12's own dma_pool and the
+ * published designs, side by side in one process.  See usage() and the README's benchmark section.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
+#include "results.h"
 
 static void usage(FILE *f)
 {
@@ -18,16 +19,19 @@ static void usage(FILE *f)
 		"  --workloads LIST   comma list of dmapool_test,random-free,churn,threads,\n"
 		"                     memory,icount (default: all but icount)\n"
 		"  --subjects LIST    comma list of subject names (default: all this build has)\n"
-		"  --reps N           runs per cell, median reported (default 7, max 64)\n"
+		"  --reps N           pairs per cell, median reported (default 15, max 64)\n"
 		"  --rounds N         dmapool_test rounds (default 100, as the kernel)\n"
 		"  --churn-live N     live blocks in churn and its memory row (default 1048576)\n"
 		"  --churn-batch N    frees then allocations per churn step (default 32)\n"
 		"  --thr-blocks N     blocks per thread (default 1024)\n"
 		"  --thr-rounds N     rounds per thread (default 200)\n"
 		"  --icount-rounds N  rounds counted under callgrind (default 10)\n"
-		"  --out DIR          write DIR/bench.csv, bench.txt, bench.svg\n"
+		"  --out DIR          write DIR/bench.csv, bench.txt, targets.csv, bench.svg,\n"
+		"                     bench.png (and the plot's data and gnuplot script)\n"
 		"  --no-svg           no plot\n"
-		"  --short            CI mode: every workload incl. icount, tiny sizes, 1 run\n"
+		"  --short            CI mode: every workload, tiny sizes, 1 run; icount for\n"
+		"                     linux-6.12, linux-embedded, dmapool, dmapool-handle on\n"
+		"                     three cases\n"
 		"  --quiet            no progress marks\n"
 		"subjects:");
 	for (i = 0; i < nsubjects; i++)
@@ -97,7 +101,7 @@ static unsigned long num(const char *opt, const char *v)
 int main(int argc, char **argv)
 {
 	struct bench_cfg cfg = {
-		.reps = 7, .rounds = 100, .churn_live = 1u << 20,
+		.reps = 15, .rounds = 100, .churn_live = 1u << 20,
 		.churn_batch = 32, .thr_blocks = 1024, .thr_rounds = 200,
 		.icount_rounds = 10, .svg = true, .self = argv[0],
 		.workloads = WL_ALL & ~WL_ICOUNT,
@@ -162,12 +166,13 @@ int main(int argc, char **argv)
 			cfg.thr_rounds = 4;
 			cfg.icount_rounds = 1;
 			cfg.workloads = WL_ALL;
+			cfg.short_run = true;
 		} else {
 			usage(stderr);
 			return 2;
 		}
 	}
-	if (cfg.reps > 64 || cfg.churn_live > UINT32_MAX ||
+	if (cfg.reps > RES_MAX_REPS || cfg.churn_live > UINT32_MAX ||
 	    cfg.churn_live % cfg.churn_batch) {
 		fprintf(stderr, "dmapool-bench: reps at most 64; churn-live a multiple of churn-batch\n");
 		return 2;

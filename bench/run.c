@@ -2,14 +2,23 @@
 /*
  * Running the workloads side by side.
  *
- * Every case runs each subject in turn, then again, reps times (A, B, C,
- * A, B, C, ...), so slow drift of a shared machine lands on all subjects
- * alike; the median of each subject's runs is reported with its ratio to
- * linux-embedded's median from the same process run.  Absolute times are
- * only comparable within one run.  Single-threaded runs count the thread's
- * CPU time, threaded runs wall time (see cpu_ns()).  Before a subject is timed on a case, one
- * untimed pass checks what it hands out (wl_validate): a benchmark of an
- * allocator that returns wrong blocks would be meaningless.
+ * Every ratio is a median of paired ratios.  For each repetition and
+ * subject, the timed workloads (dmapool_test, random-free, churn) run the
+ * subject and linux-6.12 back to back, in alternating order, and keep the
+ * ratio of the two runs; a hardening option runs between linux-6.12 and
+ * the default pool, so both of its pairs are back to back.  linux-6.12 is
+ * paired with itself too (its "A/A" row): that ratio's spread is the noise
+ * of this run on this machine.  The threads workload does the same at each
+ * thread count, with the compute-loop control run next to every subject as
+ * well, so a scaling factor is compared with what the machine gave threads
+ * at that moment.  On a shared machine the speed drifts between runs; a
+ * pair sees the same machine, so its ratio moves much less than the times
+ * themselves.
+ *
+ * Single-threaded runs count the thread's CPU time, threaded runs wall
+ * time (see cpu_ns()).  Before a subject is timed on a case, one untimed
+ * pass checks what it hands out (wl_validate): a benchmark of an allocator
+ * that returns wrong blocks would be meaningless.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -83,8 +92,9 @@ struct ctx {
 	const struct bench_cfg *cfg;
 	struct dmapool_dev *dev;
 	FILE *out;
-	FILE *csv;
 	int failed;
+	const struct subject *base;	/* linux-6.12 */
+	const struct subject *def;	/* the default pool */
 };
 
 static void progress(const struct ctx *x, char c)
@@ -95,9 +105,9 @@ static void progress(const struct ctx *x, char c)
 	}
 }
 
-static bool selected(const struct bench_cfg *cfg, const struct subject *s)
+static unsigned int reps_of(const struct ctx *x)
 {
-	return s->available && cfg->subject_on[s - subjects];
+	return x->cfg->reps < RES_MAX_REPS ? x->cfg->reps : RES_MAX_REPS;
 }
 
 static void fail(struct ctx *x, const struct subject *s, const char *wl,
@@ -127,75 +137,175 @@ static bool validate(struct ctx *x, const struct subject *s,
 	return !why;
 }
 
+/*
+ * The rows of a workload: linux-6.12 and the default pool always (every
+ * ratio needs them), then the selected subjects.  ok[row] says which of
+ * them handed out correct blocks for @sh: only those are timed on it.
+ */
+static void add_rows(struct ctx *x, struct table *t, const struct shape *sh,
+		     struct slot *sl, size_t n, bool churn, bool *ok)
+{
+	unsigned int i;
+
+	memset(ok, 0, RES_MAX_ROWS * sizeof(*ok));
+	for (i = 0; i < nsubjects; i++) {
+		const struct subject *s = &subjects[i];
+		bool partner = s == x->base || s == x->def;
+
+		if (!s->available || (!partner && !x->cfg->subject_on[i]))
+			continue;
+		if (churn && s->no_churn) {
+			fprintf(x->out, "note: %s left out of churn: it walks its page list on every operation (minutes at this size)\n",
+				s->name);
+			continue;
+		}
+		if (validate(x, s, sh, t->workload, sl, n))
+			ok[table_row(t, s)] = true;
+	}
+}
+
+/* @s is a row of @t that may be timed now. */
+static bool row_ok(const struct table *t, const bool *ok,
+		   const struct subject *s)
+{
+	int r = s ? table_find_row(t, s->name) : -1;
+
+	return r >= 0 && ok[r];
+}
+
+/* ---- pairs ------------------------------------------------------------- */
+
+typedef double (*run_fn)(struct ctx *x, const struct subject *s, void *arg);
+
+/* One run of a repetition: whom, with what, and where its figure goes. */
+struct step {
+	const struct subject *s;
+	void *arg;
+	double *dst;
+};
+
+/*
+ * One repetition of the cell (@r, @col): the base (linux-6.12; for the
+ * base row itself, a second run of it: A/A), the subject, for an option the
+ * default pool, and in the threads workload the compute loop (@ctrl_arg);
+ * in this order or the reverse, by repetition, so the subject always runs
+ * next to its base and to its default pool.  @base_arg is what the base
+ * runs with (the threads workload compares bulk calls with its single
+ * calls), @s_arg what the subject and the default pool run with.
+ */
+static void rep_cell(struct ctx *x, struct table *t, unsigned int r,
+		     unsigned int col, unsigned int rep, bool def_ok,
+		     run_fn run, void *s_arg, void *base_arg, void *ctrl_arg)
+{
+	const struct subject *s = t->row[r];
+	struct cell *c = &t->c[r][col];
+	bool flip = (rep + r) & 1;
+	struct step st[4];
+	unsigned int n = 0, k;
+
+	c->run[rep] = c->base[rep] = c->def[rep] = c->ctrl[rep] = NAN;
+	st[n++] = (struct step){ x->base, base_arg, &c->base[rep] };
+	st[n++] = (struct step){ s, s_arg, &c->run[rep] };
+	if (s->option && def_ok)
+		st[n++] = (struct step){ x->def, s_arg, &c->def[rep] };
+	if (ctrl_arg)
+		st[n++] = (struct step){ &compute_loop, ctrl_arg,
+					 &c->ctrl[rep] };
+	for (k = 0; k < n; k++) {
+		const struct step *p = &st[flip ? n - 1 - k : k];
+
+		*p->dst = run(x, p->s, p->arg);
+		if (isnan(*p->dst))
+			fail(x, p->s, t->workload, t->col[col],
+			     "allocation failed");
+	}
+	c->n = rep + 1;
+}
+
+static void paired_column(struct ctx *x, struct table *t, unsigned int col,
+			  const bool *ok, run_fn run, void *arg)
+{
+	bool def_ok = row_ok(t, ok, x->def);
+	unsigned int rep, r;
+
+	if (!row_ok(t, ok, x->base))
+		return;		/* failed already: no pairs without it */
+	for (rep = 0; rep < reps_of(x); rep++) {
+		for (r = 0; r < t->nrows; r++)
+			if (ok[r])
+				rep_cell(x, t, r, col, rep, def_ok, run, arg,
+					 arg, NULL);
+		progress(x, '.');
+	}
+}
+
 /* ---- dmapool_test and random-free ---------------------------------------- */
 
+struct rounds_arg {
+	const struct shape *sh;
+	struct slot *sl;
+	size_t n;
+	const uint32_t *order;
+};
+
 /* One timed run: ns per pair, or NAN. */
-static double run_rounds(struct ctx *x, const struct subject *s,
-			 const struct shape *sh, struct slot *sl, size_t n,
-			 const uint32_t *order)
+static double run_rounds(struct ctx *x, const struct subject *s, void *arg)
 {
+	const struct rounds_arg *a = arg;
 	struct spool sp;
 	uint64_t t0, t1;
 	int ret;
 
-	if (spool_create(&sp, s, x->dev, sh->size, sh->align, sh->boundary))
+	if (spool_create(&sp, s, x->dev, a->sh->size, a->sh->align,
+			 a->sh->boundary))
 		return NAN;
 	/* As the kernel's test: timed from an empty pool, growth included. */
 	t0 = cpu_ns();
-	ret = wl_rounds(&sp, sl, n, x->cfg->rounds, order);
+	ret = wl_rounds(&sp, a->sl, a->n, x->cfg->rounds, a->order);
 	t1 = cpu_ns();
 	spool_destroy(&sp);
 	if (ret)
 		return NAN;
-	return (double)(t1 - t0) / ((double)n * x->cfg->rounds);
+	return (double)(t1 - t0) / ((double)a->n * x->cfg->rounds);
 }
 
 static void shape_workload(struct ctx *x, struct table *t, bool shuffled)
 {
-	const struct bench_cfg *cfg = x->cfg;
-	double samples[RES_MAX_ROWS][64];
-	unsigned int si, i, rep, r, col;
+	unsigned int si, col;
 
-	t->reps = cfg->reps;
+	t->reps = reps_of(x);
+	t->aa = true;
 	for (si = 0; si < nshapes; si++) {
 		const struct shape *sh = &dmapool_test_shapes[si];
 		size_t n = dmapool_test_blocks(sh->size);
-		struct slot *sl = calloc(n, sizeof(*sl));
-		uint32_t *order = shuffled ? permutation(n) : NULL;
+		struct rounds_arg a = { sh, calloc(n, sizeof(*a.sl)), n,
+					shuffled ? permutation(n) : NULL };
+		bool ok[RES_MAX_ROWS];
 
 		col = table_col(t, sh->label);
-		for (i = 0; i < nsubjects; i++)
-			if (selected(cfg, &subjects[i]) &&
-			    validate(x, &subjects[i], sh, t->workload, sl, n))
-				table_row(t, &subjects[i]);
-		for (rep = 0; rep < cfg->reps && rep < 64; rep++) {
-			for (r = 0; r < t->nrows; r++) {
-				samples[r][rep] = run_rounds(x, t->row[r], sh,
-							     sl, n, order);
-				if (isnan(samples[r][rep]))
-					fail(x, t->row[r], t->workload,
-					     sh->label, "allocation failed");
-			}
-			progress(x, '.');
-		}
-		for (r = 0; r < t->nrows; r++)
-			cell_from_samples(&t->c[r][col], samples[r], rep);
-		free(order);
-		free(sl);
+		add_rows(x, t, sh, a.sl, n, false, ok);
+		paired_column(x, t, col, ok, run_rounds, &a);
+		free((void *)a.order);
+		free(a.sl);
 	}
-	table_ratios(t);
+	table_summarize(t);
 }
 
 /* ---- churn ------------------------------------------------------------- */
 
 static const struct shape churn_shape = { "64/64/0", 64, 64, 0 };
 
-static double run_churn(struct ctx *x, const struct subject *s,
-			struct slot *sl, const uint32_t *idx)
+struct churn_arg {
+	struct slot *sl;
+	const uint32_t *idx;
+};
+
+static double run_churn(struct ctx *x, const struct subject *s, void *arg)
 {
+	const struct churn_arg *a = arg;
 	const size_t live = x->cfg->churn_live;
 	struct spool sp;
-	uint64_t t0, t1;
+	uint64_t t0 = 0, t1 = 0;
 	size_t i;
 	int ret;
 
@@ -203,16 +313,16 @@ static double run_churn(struct ctx *x, const struct subject *s,
 			 churn_shape.boundary))
 		return NAN;
 	for (i = 0; i < live; i++)
-		if (!wl_alloc_one(&sp, &sl[i]))
+		if (!wl_alloc_one(&sp, &a->sl[i]))
 			break;
 	ret = i < live ? -1 : 0;
 	if (!ret) {
 		t0 = cpu_ns();
-		ret = wl_churn(&sp, sl, idx, live, x->cfg->churn_batch);
+		ret = wl_churn(&sp, a->sl, a->idx, live, x->cfg->churn_batch);
 		t1 = cpu_ns();
 	}
 	while (i--)
-		wl_free_one(&sp, &sl[i]);
+		wl_free_one(&sp, &a->sl[i]);
 	spool_destroy(&sp);
 	return ret ? NAN : (double)(t1 - t0) / (double)live;
 }
@@ -230,58 +340,42 @@ static void count_label(char *buf, size_t size, size_t n)
 
 static void churn_workload(struct ctx *x, struct table *t)
 {
-	const struct bench_cfg *cfg = x->cfg;
-	const size_t live = cfg->churn_live;
-	double samples[RES_MAX_ROWS][64];
-	struct slot *sl = calloc(live, sizeof(*sl));
-	uint32_t *idx = permutation(live);
-	unsigned int i, r, rep, col;
+	const size_t live = x->cfg->churn_live;
+	struct churn_arg a = { calloc(live, sizeof(*a.sl)), permutation(live) };
 	static char label[48];
+	bool ok[RES_MAX_ROWS];
 	char n[24];
 
 	count_label(n, sizeof(n), live);
-	snprintf(label, sizeof(label), "%sx64B/b%u", n, cfg->churn_batch);
-	col = table_col(t, label);
-	t->reps = cfg->reps;
-	for (i = 0; i < nsubjects; i++) {
-		const struct subject *s = &subjects[i];
-
-		if (!selected(cfg, s))
-			continue;
-		if (s->no_churn) {
-			fprintf(x->out, "note: %s left out of churn: it walks its page list on every operation (minutes at this size)\n",
-				s->name);
-			continue;
-		}
-		if (validate(x, s, &churn_shape, t->workload, sl,
-			     live < 65536 ? live : 65536))
-			table_row(t, s);
-	}
-	for (rep = 0; rep < cfg->reps && rep < 64; rep++) {
-		for (r = 0; r < t->nrows; r++) {
-			samples[r][rep] = run_churn(x, t->row[r], sl, idx);
-			if (isnan(samples[r][rep]))
-				fail(x, t->row[r], t->workload, label,
-				     "allocation failed");
-		}
-		progress(x, '.');
-	}
-	for (r = 0; r < t->nrows; r++)
-		cell_from_samples(&t->c[r][col], samples[r], rep);
-	table_ratios(t);
-	free(idx);
-	free(sl);
+	snprintf(label, sizeof(label), "%sx64B/b%u", n, x->cfg->churn_batch);
+	t->reps = reps_of(x);
+	t->aa = true;
+	add_rows(x, t, &churn_shape, a.sl, live < 65536 ? live : 65536, true,
+		 ok);
+	paired_column(x, t, table_col(t, label), ok, run_churn, &a);
+	table_summarize(t);
+	free((void *)a.idx);
+	free(a.sl);
 }
 
 /* ---- threads ------------------------------------------------------------ */
 
+#define THR_MAX		4
+#define BULK_BATCH	32
+
+enum thr_mode { TM_ROUNDS, TM_BULK, TM_COMPUTE, TM_PRODUCE, TM_CONSUME };
+
 struct thr {
+	enum thr_mode mode;
 	struct spool *sp;
 	struct slot *sl;
+	void **v;
+	dmapool_dma_t *d;
+	struct pc_ring *ring;
 	size_t n;
 	unsigned int rounds;
 	pthread_barrier_t *go;
-	uint64_t t0, t1;
+	uint64_t t0, t1, sink;
 	int ret;
 };
 
@@ -291,30 +385,81 @@ static void *thread_main(void *arg)
 
 	pthread_barrier_wait(t->go);
 	t->t0 = wall_ns();
-	t->ret = wl_rounds(t->sp, t->sl, t->n, t->rounds, NULL);
+	switch (t->mode) {
+	case TM_ROUNDS:
+		t->ret = wl_rounds(t->sp, t->sl, t->n, t->rounds, NULL);
+		break;
+	case TM_BULK:
+		t->ret = wl_rounds_bulk(t->sp, t->v, t->d, t->n, t->rounds,
+					BULK_BATCH);
+		break;
+	case TM_COMPUTE:
+		t->sink = wl_compute(t->n, t->rounds);
+		break;
+	case TM_PRODUCE:
+		t->ret = wl_produce(t->sp, t->ring, t->n * t->rounds);
+		break;
+	case TM_CONSUME:
+		t->ret = wl_consume(t->sp, t->ring, t->n * t->rounds);
+		break;
+	}
 	t->t1 = wall_ns();
 	return NULL;
 }
 
-/* Aggregate ns per pair (wall time / all pairs of all threads), or NAN. */
-static double run_threads(struct ctx *x, const struct subject *s,
-			  unsigned int nthr, struct slot *sl)
+struct thr_bufs {
+	struct slot *sl;		/* THR_MAX * blocks */
+	void **v;			/* 2 * blocks, bulk */
+	dmapool_dma_t *d;
+	struct pc_ring *ring;
+};
+
+/* The threads table's columns, in order. */
+enum { TC_1, TC_2, TC_4, TC_PC, TC_BULK1, TC_BULK2, TC_N };
+static const char *const thr_cols[TC_N] = {
+	"1 thread", "2 threads", "4 threads", "prod/cons", "1 thr bulk32",
+	"2 thr bulk32",
+};
+
+/* Threads at each column; the compute loop and linux-6.12 stand in. */
+static const unsigned int nthr_of[TC_N] = { 1, 2, 4, 2, 1, 2 };
+
+struct thr_arg {
+	struct thr_bufs *b;
+	unsigned int tc;
+};
+
+/*
+ * Aggregate wall ns per pair (first start to last end / all pairs of all
+ * threads), or NAN.
+ */
+static double run_threads(struct ctx *x, const struct subject *s, void *arg)
 {
+	const struct thr_arg *a = arg;
 	const size_t n = x->cfg->thr_blocks;
+	unsigned int nthr = nthr_of[a->tc], tc = a->tc, i;
+	struct thr_bufs *b = a->b;
 	pthread_barrier_t go;
-	struct thr t[2];
-	pthread_t th[2];
-	struct spool sp;
+	struct thr t[THR_MAX];
+	pthread_t th[THR_MAX];
+	struct spool sp = { s, NULL };
 	uint64_t t0 = UINT64_MAX, t1 = 0;
-	unsigned int i;
 	int ret = 0;
 
-	if (spool_create(&sp, s, x->dev, 64, 64, 0))
+	if (s->kind != K_CTRL &&
+	    spool_create(&sp, s, x->dev, 64, 64, 0))
 		return NAN;
+	pc_ring_reset(b->ring);
 	pthread_barrier_init(&go, NULL, nthr);
 	for (i = 0; i < nthr; i++) {
-		t[i] = (struct thr){ &sp, sl + i * n, n, x->cfg->thr_rounds,
-				     &go, 0, 0, 0 };
+		t[i] = (struct thr){
+			.mode = s->kind == K_CTRL ? TM_COMPUTE :
+				tc == TC_PC ? (i ? TM_CONSUME : TM_PRODUCE) :
+				tc >= TC_BULK1 ? TM_BULK : TM_ROUNDS,
+			.sp = &sp, .sl = b->sl + i * n, .v = b->v + i * n,
+			.d = b->d + i * n, .ring = b->ring, .n = n,
+			.rounds = x->cfg->thr_rounds, .go = &go,
+		};
 		if (pthread_create(&th[i], NULL, thread_main, &t[i]))
 			abort();
 	}
@@ -327,64 +472,134 @@ static double run_threads(struct ctx *x, const struct subject *s,
 			t1 = t[i].t1;
 	}
 	pthread_barrier_destroy(&go);
-	spool_destroy(&sp);
+	if (s->kind != K_CTRL)
+		spool_destroy(&sp);
 	if (ret)
 		return NAN;
-	return (double)(t1 - t0) / ((double)n * x->cfg->thr_rounds * nthr);
+	/* The producer/consumer pair moves n * rounds blocks in all. */
+	return (double)(t1 - t0) /
+	       ((double)n * x->cfg->thr_rounds * (tc == TC_PC ? 1 : nthr));
+}
+
+/* What @s can run: the control no pool work, only dmapool bulk calls. */
+static bool runs_column(const struct subject *s, unsigned int tc)
+{
+	if (s->kind == K_CTRL)
+		return tc == TC_1 || tc == TC_2 || tc == TC_4;
+	return tc < TC_BULK1 || s->kind == K_DP;
+}
+
+/*
+ * Per repetition and row, each column: linux-6.12 (bulk: its single calls
+ * on as many threads), the subject, the default pool for an option, and
+ * the compute loop on as many threads, back to back.  The control's own
+ * row runs alone.
+ */
+static void threads_rep(struct ctx *x, struct table *t, struct thr_bufs *b,
+			const bool *ok, unsigned int rep)
+{
+	bool def_ok = row_ok(t, ok, x->def);
+	unsigned int r, c;
+
+	for (r = 0; r < t->nrows; r++)
+		for (c = 0; c < TC_N && ok[r]; c++) {
+			const struct subject *s = t->row[r];
+			struct cell *cl = &t->c[r][c];
+			struct thr_arg sa = { b, c };
+			struct thr_arg ba = { b, c == TC_BULK1 ? TC_1 :
+						 c == TC_BULK2 ? TC_2 : c };
+			struct thr_arg ca = { b, nthr_of[c] == 1 ? TC_1 :
+						 nthr_of[c] == 2 ? TC_2 : TC_4 };
+
+			if (!runs_column(s, c))
+				continue;
+			if (s->kind != K_CTRL) {
+				rep_cell(x, t, r, c, rep, def_ok, run_threads,
+					 &sa, &ba, &ca);
+				continue;
+			}
+			cl->run[rep] = run_threads(x, s, &sa);
+			cl->base[rep] = cl->def[rep] = NAN;
+			cl->ctrl[rep] = cl->run[rep];
+			cl->n = rep + 1;
+			if (isnan(cl->run[rep]))
+				fail(x, s, t->workload, thr_cols[c],
+				     "allocation failed");
+		}
 }
 
 static void threads_workload(struct ctx *x, struct table *t)
 {
-	const struct bench_cfg *cfg = x->cfg;
-	double samples[RES_MAX_ROWS][2][64];
-	struct slot *sl = calloc(2 * cfg->thr_blocks, sizeof(*sl));
+	const size_t n = x->cfg->thr_blocks;
+	struct thr_bufs b = {
+		calloc(THR_MAX * n, sizeof(*b.sl)), calloc(2 * n, sizeof(void *)),
+		calloc(2 * n, sizeof(dmapool_dma_t)), pc_ring_new(),
+	};
 	static const struct shape sh = { "64/64/0", 64, 64, 0 };
-	unsigned int i, r, rep, k, col[2];
+	unsigned int rep, c;
+	bool ok[RES_MAX_ROWS];
 
-	col[0] = table_col(t, "1 thread");
-	col[1] = table_col(t, "2 threads");
-	t->reps = cfg->reps;
-	for (i = 0; i < nsubjects; i++)
-		if (selected(cfg, &subjects[i]) &&
-		    validate(x, &subjects[i], &sh, t->workload, sl,
-			     2 * cfg->thr_blocks))
-			table_row(t, &subjects[i]);
-	for (rep = 0; rep < cfg->reps && rep < 64; rep++) {
-		for (r = 0; r < t->nrows; r++)
-			for (k = 0; k < 2; k++) {
-				samples[r][k][rep] = run_threads(x, t->row[r],
-								 k + 1, sl);
-				if (isnan(samples[r][k][rep]))
-					fail(x, t->row[r], t->workload,
-					     t->col[col[k]], "allocation failed");
-			}
-		progress(x, '.');
-	}
-	for (r = 0; r < t->nrows; r++)
-		for (k = 0; k < 2; k++)
-			cell_from_samples(&t->c[r][col[k]], samples[r][k], rep);
-	table_ratios(t);
-	free(sl);
+	if (!b.sl || !b.v || !b.d || !b.ring)
+		abort();
+	for (c = 0; c < TC_N; c++)
+		table_col(t, thr_cols[c]);
+	t->reps = reps_of(x);
+	t->aa = true;
+	add_rows(x, t, &sh, b.sl, THR_MAX * n, false, ok);
+	ok[table_row(t, &compute_loop)] = true;
+	if (row_ok(t, ok, x->base))
+		for (rep = 0; rep < reps_of(x); rep++) {
+			threads_rep(x, t, &b, ok, rep);
+			progress(x, '.');
+		}
+	table_summarize(t);
+	pc_ring_free(b.ring);
+	free(b.d);
+	free(b.v);
+	free(b.sl);
 }
 
-/* 2-thread throughput over 1-thread throughput, per subject. */
-static void print_scaling(const struct table *t, FILE *out, FILE *csv)
+/*
+ * Scaling, per repetition: n-thread throughput over 1-thread throughput
+ * (the producer/consumer pair over one thread doing both), and that over
+ * the compute loop's factor from the runs next to these (what the machine
+ * gave threads just then).
+ */
+static void scaling_table(const struct table *thr, struct table *t)
 {
-	unsigned int r;
+	static const struct {
+		const char *label;
+		unsigned int one, many;
+		bool vs_machine;
+	} cols[] = {
+		{ "2 threads", TC_1, TC_2, true },
+		{ "4 threads", TC_1, TC_4, true },
+		{ "prod/cons", TC_1, TC_PC, false },
+		{ "2 thr bulk32", TC_BULK1, TC_BULK2, true },
+	};
+	unsigned int r, k, i;
 
-	fprintf(out, "  scaling (2-thread throughput / 1-thread):");
-	for (r = 0; r < t->nrows; r++) {
-		const struct cell *a = &t->c[r][0], *b = &t->c[r][1];
+	t->reps = thr->reps;
+	for (k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
+		table_col(t, cols[k].label);
+	for (r = 0; r < thr->nrows; r++) {
+		unsigned int row = table_row(t, thr->row[r]);
 
-		if (!a->set || !b->set)
-			continue;
-		fprintf(out, "%s %s %.2fx", r ? "," : "", t->row[r]->name,
-			a->value / b->value);
-		if (csv)
-			fprintf(csv, "threads,2 threads,%s,scaling,%.4f,,,,%u\n",
-				t->row[r]->name, a->value / b->value, t->reps);
+		for (k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
+			const struct cell *a = &thr->c[r][cols[k].one];
+			const struct cell *b = &thr->c[r][cols[k].many];
+			struct cell *c = &t->c[row][k];
+
+			c->n = a->n < b->n ? a->n : b->n;
+			for (i = 0; i < c->n; i++) {
+				c->run[i] = a->run[i] / b->run[i];
+				c->base[i] = cols[k].vs_machine ?
+					     a->ctrl[i] / b->ctrl[i] : NAN;
+				c->def[i] = NAN;
+			}
+		}
 	}
-	fputc('\n', out);
+	table_summarize(t);
 }
 
 /* ---- memory ------------------------------------------------------------- */
@@ -401,7 +616,8 @@ static void memory_one(struct ctx *x, struct table *t, const struct shape *sh,
 		size_t k;
 		struct cell *c;
 
-		if (!selected(x->cfg, s))
+		if (!s->available ||
+		    (s != x->base && !x->cfg->subject_on[i]))
 			continue;
 		if (spool_create(&sp, s, x->dev, sh->size, sh->align,
 				 sh->boundary))
@@ -416,9 +632,8 @@ static void memory_one(struct ctx *x, struct table *t, const struct shape *sh,
 			wl_free_one(&sp, &sl[k]);
 		spool_destroy(&sp);
 		c = &t->c[table_row(t, s)][col];
-		c->set = m.dma_bytes > 0;
-		c->value = (double)m.meta_bytes;
-		c->min = c->max = c->value;
+		c->n = m.dma_bytes > 0;
+		c->run[0] = (double)m.meta_bytes;
 		c->extra = (double)m.dma_bytes;
 	}
 }
@@ -435,7 +650,6 @@ static void memory_workload(struct ctx *x, struct table *t)
 		if (dmapool_test_blocks(dmapool_test_shapes[si].size) > max)
 			max = dmapool_test_blocks(dmapool_test_shapes[si].size);
 	sl = calloc(max, sizeof(*sl));
-	t->memory = true;
 	t->reps = 1;
 	for (si = 0; si < nshapes; si++) {
 		const struct shape *sh = &dmapool_test_shapes[si];
@@ -448,151 +662,198 @@ static void memory_workload(struct ctx *x, struct table *t)
 	snprintf(label, sizeof(label), "churn %sx64B", cnt);
 	memory_one(x, t, &churn_shape, label, n, sl);
 	free(sl);
-	table_ratios(t);
+	table_base_from_row(t);
 }
 
 /* ---- the run ------------------------------------------------------------- */
 
-static void header(FILE *out, const struct bench_cfg *cfg)
+static void header(FILE *out, const struct bench_cfg *cfg,
+		   const struct run_info *ri)
 {
-	char cpu[128] = "unknown", line[256];
-	double load[3] = { 0, 0, 0 };
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	time_t now = time(NULL);
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "model name", 10)) {
-			char *p = strchr(line, ':');
-
-			if (p) {
-				snprintf(cpu, sizeof(cpu), "%s", p + 2);
-				cpu[strcspn(cpu, "\n")] = '\0';
-			}
-			break;
-		}
-	if (f)
-		fclose(f);
-	getloadavg(load, 3);
-	fprintf(out, "dmapool-bench: %s, %ld CPUs, load %.2f %.2f %.2f, %s",
-		cpu, sysconf(_SC_NPROCESSORS_ONLN), load[0], load[1], load[2],
-		ctime(&now));
-	fprintf(out, "  %u runs per cell (median), dmapool_test rounds %u, churn %zu live x batch %u, threads %zu blocks x %u rounds\n",
+	fprintf(out, "dmapool-bench %s: %s, %ld CPUs, load %.2f %.2f %.2f, %s\n",
+		ri->commit, ri->cpu, ri->ncpu, ri->load[0], ri->load[1],
+		ri->load[2], ri->date);
+	fprintf(out, "  %u paired runs per cell, dmapool_test rounds %u, churn %zu live x batch %u, threads %zu blocks x %u rounds\n",
 		cfg->reps, cfg->rounds, cfg->churn_live, cfg->churn_batch,
 		cfg->thr_blocks, cfg->thr_rounds);
-	fprintf(out, "  ratio = subject / linux-embedded, both measured in this run (lower is better)\n");
+	fprintf(out, "  ratio = subject / %s (its own mm/dmapool.c, compiled unmodified on a userspace shim); lower is better\n",
+		BASE_SUBJECT);
+	fprintf(out, "  no side zeroes blocks: dmapool_alloc does not zero, and %s runs with init_on_alloc and init_on_free off\n",
+		BASE_SUBJECT);
+}
+
+static struct table *workload_table(struct table **tabs, unsigned int *ntabs,
+				    const char *wl, const char *title,
+				    const char *metric, const char *unit,
+				    enum table_style style)
+{
+	struct table *t = table_new(wl, title, metric, unit, style);
+
+	tabs[(*ntabs)++] = t;
+	return t;
+}
+
+static FILE *open_out(const char *dir, const char *name)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		fprintf(stderr, "dmapool-bench: cannot write %s\n", path);
+	return f;
+}
+
+static const char paired_unit[] =
+	"median of the paired ratios subject/" BASE_SUBJECT
+	" (min-max over the pairs); " BASE_SUBJECT
+	"'s ns per alloc+free pair above";
+
+static void run_workloads(struct ctx *x, struct table **tabs,
+			  unsigned int *ntabs)
+{
+	const struct bench_cfg *cfg = x->cfg;
+	struct table *t, *t2;
+
+	if (cfg->workloads & WL_DMAPOOL_TEST) {
+		t = workload_table(tabs, ntabs, "dmapool_test",
+				   "dmapool_test: allocate all, free all in order (the kernel's mm/dmapool_test.c)",
+				   "ns_per_pair", paired_unit, TS_PAIRED);
+		shape_workload(x, t, false);
+		snprintf(t->note, sizeof(t->note),
+			 "%s (A/A): %s paired with itself, the noise of this run",
+			 BASE_SUBJECT, BASE_SUBJECT);
+	}
+	if (cfg->workloads & WL_RANDOM_FREE) {
+		t = workload_table(tabs, ntabs, "random-free",
+				   "random-free: allocate all, free all in a shuffled order",
+				   "ns_per_pair", paired_unit, TS_PAIRED);
+		shape_workload(x, t, true);
+	}
+	if (cfg->workloads & WL_CHURN) {
+		t = workload_table(tabs, ntabs, "churn",
+				   "churn: a large live set, then batches of random frees and as many allocations",
+				   "ns_per_pair", paired_unit, TS_PAIRED);
+		churn_workload(x, t);
+	}
+	if (cfg->workloads & WL_THREADS) {
+		t = workload_table(tabs, ntabs, "threads",
+				   "threads: each thread allocates and frees its own blocks on one shared pool (64/64/0)",
+				   "ns_per_pair",
+				   "wall ns per pair over all threads; cells: median of the paired ratios subject/" BASE_SUBJECT " at as many threads (min-max); bulk against its single calls",
+				   TS_PAIRED);
+		threads_workload(x, t);
+		snprintf(t->note, sizeof(t->note),
+			 "prod/cons: one thread allocates, another frees every block (all frees remote); bulk32: dmapool_alloc_bulk/free_bulk, 32 a call");
+		t2 = workload_table(tabs, ntabs, "threads-scaling",
+				    "threads-scaling: throughput with n threads / with 1 thread, per repetition",
+				    "scaling",
+				    "median factor; (in brackets) that over the compute loop's factor from the runs next to it: the share of what the machine gave",
+				    TS_SCALING);
+		scaling_table(t, t2);
+		snprintf(t2->note, sizeof(t2->note),
+			 "prod/cons: the pair's throughput / one thread doing both (1 thread column)");
+	}
+	if (cfg->workloads & WL_MEMORY) {
+		t = workload_table(tabs, ntabs, "memory",
+				   "memory: host metadata as a share of DMA memory, all blocks of the case allocated",
+				   "meta_bytes", "meta bytes / DMA bytes (the CSV has both)",
+				   TS_MEMORY);
+		memory_workload(x, t);
+	}
+	if (cfg->workloads & WL_ICOUNT) {
+		t = workload_table(tabs, ntabs, "icount",
+				   "icount: instructions per alloc+free pair with the benchmark loop (callgrind, steady state; same loop for every subject)",
+				   "instr_per_pair",
+				   "instructions, locks and loop included; x = ratio to " BASE_SUBJECT,
+				   TS_VALUE);
+		t2 = workload_table(tabs, ntabs, "icount-alloc",
+				    "icount-alloc: the same, the allocator alone (the loop's own instructions subtracted)",
+				    "instr_alloc_per_pair",
+				    "instructions in alloc and free, locks included; x = ratio to " BASE_SUBJECT,
+				    TS_VALUE);
+		if (bench_icount(cfg, t, t2, x->out))
+			x->failed = 1;
+	}
 }
 
 int bench_run(const struct bench_cfg *cfg, FILE *out)
 {
-	static struct table tabs[6];
-	const struct table *plotted[6];
-	unsigned int ntabs = 0;
-	struct ctx x = { cfg, NULL, out, NULL, 0 };
-	char path[4096];
-	FILE *txt = NULL;
+	struct table *tabs[12];
+	unsigned int ntabs = 0, i;
+	struct ctx x = { cfg, NULL, out, 0, NULL, NULL };
+	FILE *csv = NULL, *txt = NULL, *tcsv = NULL;
+	struct run_info ri;
 
 	x.dev = bench_arena_dev(0);
 	if (!x.dev)
 		return 1;
 	subjects_probe(x.dev, out);
+	x.base = subject_find(BASE_SUBJECT);
+	x.def = subject_find(DEFAULT_SUBJECT);
+	if (!x.base || !x.base->available) {
+		fprintf(stderr, "dmapool-bench: FAILED: %s cannot create a pool: no ratios without it\n",
+			BASE_SUBJECT);
+		return 1;
+	}
+	if (x.def && !x.def->available)
+		x.def = NULL;
 	if (cfg->outdir) {
 		mkdir(cfg->outdir, 0755);
-		snprintf(path, sizeof(path), "%s/bench.csv", cfg->outdir);
-		x.csv = fopen(path, "w");
-		snprintf(path, sizeof(path), "%s/bench.txt", cfg->outdir);
-		txt = fopen(path, "w");
-		if (!x.csv || !txt) {
-			fprintf(stderr, "dmapool-bench: cannot write to %s\n",
-				cfg->outdir);
+		csv = open_out(cfg->outdir, "bench.csv");
+		txt = open_out(cfg->outdir, "bench.txt");
+		tcsv = open_out(cfg->outdir, "targets.csv");
+		if (!csv || !txt || !tcsv)
 			return 1;
-		}
-		fprintf(x.csv, "workload,case,subject,metric,value,min,max,ratio_vs_linux_embedded,reps\n");
+		table_csv_header(csv);
 	}
-	header(out, cfg);
+	run_info_get(&ri);
+	header(out, cfg, &ri);
 	if (txt)
-		header(txt, cfg);
+		header(txt, cfg, &ri);
 
-	if (cfg->workloads & WL_DMAPOOL_TEST) {
-		struct table *t = &tabs[ntabs++];
-
-		table_init(t, "dmapool_test", "dmapool_test: allocate all, free all in order (the kernel's mm/dmapool_test.c)",
-			   "ns_per_pair", "ns per alloc+free pair, median; x = ratio to linux-embedded");
-		shape_workload(&x, t, false);
-	}
-	if (cfg->workloads & WL_RANDOM_FREE) {
-		struct table *t = &tabs[ntabs++];
-
-		table_init(t, "random-free", "random-free: allocate all, free all in a shuffled order",
-			   "ns_per_pair", "ns per alloc+free pair, median; x = ratio to linux-embedded");
-		shape_workload(&x, t, true);
-	}
-	if (cfg->workloads & WL_CHURN) {
-		struct table *t = &tabs[ntabs++];
-
-		table_init(t, "churn", "churn: a large live set, then batches of random frees and as many allocations",
-			   "ns_per_pair", "ns per alloc+free pair, median; x = ratio to linux-embedded");
-		churn_workload(&x, t);
-	}
-	if (cfg->workloads & WL_THREADS) {
-		struct table *t = &tabs[ntabs++];
-
-		table_init(t, "threads", "threads: each thread allocates and frees its own blocks on one shared pool (64/64/0)",
-			   "ns_per_pair", "wall ns per alloc+free pair over all threads, median; x = ratio to linux-embedded");
-		threads_workload(&x, t);
-	}
-	if (cfg->workloads & WL_MEMORY) {
-		struct table *t = &tabs[ntabs++];
-
-		table_init(t, "memory", "memory: host metadata as a share of DMA memory, all blocks of the case allocated",
-			   "meta_bytes", "meta bytes / DMA bytes (the CSV has both)");
-		memory_workload(&x, t);
-	}
-	if (cfg->workloads & WL_ICOUNT) {
-		struct table *t = &tabs[ntabs++];
-
-		table_init(t, "icount", "icount: instructions per alloc+free pair in the allocator (callgrind; pages already carved)",
-			   "instr_per_pair", "instructions, locks included; x = ratio to linux-embedded");
-		if (bench_icount(cfg, t, out))
-			x.failed = 1;
-	}
+	run_workloads(&x, tabs, &ntabs);
 	if (!cfg->quiet)
 		fputc('\n', stderr);
 
-	for (unsigned int i = 0; i < ntabs; i++) {
-		table_print(&tabs[i], out);
+	for (i = 0; i < ntabs; i++) {
+		table_print(tabs[i], out);
 		if (txt)
-			table_print(&tabs[i], txt);
-		table_csv(&tabs[i], x.csv);
-		if (!strcmp(tabs[i].workload, "threads")) {
-			print_scaling(&tabs[i], out, x.csv);
-			if (txt)
-				print_scaling(&tabs[i], txt, NULL);
-		}
-		plotted[i] = &tabs[i];
+			table_print(tabs[i], txt);
+		table_csv(tabs[i], csv);
 	}
+	targets_report((const struct table *const *)tabs, ntabs, cfg, out,
+		       txt, tcsv);
 	if (bench_reports()) {
 		fprintf(stderr, "dmapool-bench: FAILED: dmapool reported %llu problems during the runs\n",
 			(unsigned long long)bench_reports());
 		x.failed = 1;
 	}
-	if (x.csv)
-		fclose(x.csv);
+	if (csv)
+		fclose(csv);
 	if (txt)
 		fclose(txt);
+	if (tcsv)
+		fclose(tcsv);
 	if (cfg->outdir && cfg->svg && ntabs) {
-		if (plot_svg(cfg->outdir, plotted, ntabs))
+		if (plot_write(cfg->outdir, (const struct table *const *)tabs,
+			       ntabs, &ri))
 			x.failed = 1;
 		else
-			fprintf(out, "\nwrote %s/bench.csv, bench.txt, bench.svg\n",
+			fprintf(out, "\nwrote %s/bench.csv, bench.txt, targets.csv, bench.svg, bench.png\n",
 				cfg->outdir);
 	} else if (cfg->outdir) {
-		fprintf(out, "\nwrote %s/bench.csv, bench.txt\n", cfg->outdir);
+		fprintf(out, "\nwrote %s/bench.csv, bench.txt, targets.csv\n",
+			cfg->outdir);
 	}
+	for (i = 0; i < ntabs; i++)
+		table_free(tabs[i]);
 	dmapool_dev_put(x.dev);
 	return x.failed;
 }
 
-/* The showcase's table: the kernel's workload, four subjects, a few seconds. */
+/* The showcase's table: the kernel's workload, five subjects, seconds. */
 int bench_quick(FILE *out)
 {
 	static const char *const names[] = {
@@ -603,9 +864,10 @@ int bench_quick(FILE *out)
 		.churn_batch = 32, .thr_blocks = 1024, .thr_rounds = 50,
 		.quiet = true, .workloads = WL_DMAPOOL_TEST,
 	};
-	struct table t;
-	struct ctx x = { &cfg, NULL, out, NULL, 0 };
+	struct ctx x = { &cfg, NULL, out, 0, NULL, NULL };
+	struct table *t;
 	unsigned int i;
+	int ret;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		struct subject *s = subject_find(names[i]);
@@ -617,10 +879,19 @@ int bench_quick(FILE *out)
 	if (!x.dev)
 		return 1;
 	subjects_probe(x.dev, NULL);
-	table_init(&t, "dmapool_test", "The kernel's own dma_pool benchmark (mm/dmapool_test.c: 100 rounds of allocate all, free all; median of 5)",
-		   "ns_per_pair", "ns per alloc+free pair; x = time relative to linux-embedded, measured side by side (lower is better)");
-	shape_workload(&x, &t, false);
-	table_print(&t, out);
+	x.base = subject_find(BASE_SUBJECT);
+	x.def = subject_find(DEFAULT_SUBJECT);
+	if (!x.base->available) {
+		dmapool_dev_put(x.dev);
+		return 1;
+	}
+	t = table_new("dmapool_test", "The kernel's dma_pool benchmark (mm/dmapool_test.c: 100 rounds of allocate all, free all)",
+		      "ns_per_pair", "time / linux-6.12 (Linux's own mm/dmapool.c), median of 5 runs paired with it (min-max); lower is better; no side zeroes blocks",
+		      TS_PAIRED);
+	shape_workload(&x, t, false);
+	table_print(t, out);
+	ret = x.failed;
+	table_free(t);
 	dmapool_dev_put(x.dev);
-	return x.failed;
+	return ret;
 }

@@ -5,9 +5,12 @@
  * matches their vaddr, reused after free, bad geometry refused; and they are
  * faithful to their designs' weaknesses, which the showcase and the fuzzers
  * rely on (a forged in-block link is followed by the embedded designs and
- * not by xarray-fix).  dmapool runs through the same checks via its adapter.
+ * not by xarray-fix).  dmapool runs through the same checks via its adapter,
+ * and so does linux-6.12, Linux's own mm/dmapool.c on the userspace shim:
+ * these tests are what says the shim runs it faithfully.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +18,12 @@
 #include <criterion/criterion.h>
 
 #include "baseline.h"
+
+/* Every design, linux-6.12 included (it is not in bl_all[]). */
+static const struct bl_ops *const designs[] = {
+	&bl_linux_612, &bl_linux_embedded, &bl_linux_pagelist, &bl_xarray_fix,
+	&bl_dmapool, NULL,
+};
 
 struct geo {
 	size_t size, align, boundary;
@@ -208,14 +217,15 @@ Test(bench, linux_embedded_blocks) { check_geometries(&bl_linux_embedded); }
 Test(bench, linux_pagelist_blocks) { check_geometries(&bl_linux_pagelist); }
 Test(bench, xarray_fix_blocks) { check_geometries(&bl_xarray_fix); }
 Test(bench, dmapool_adapter_blocks) { check_geometries(&bl_dmapool); }
+Test(bench, linux_612_blocks) { check_geometries(&bl_linux_612); }
 
 Test(bench, bad_geometry_refused)
 {
 	struct dmapool_dev *dev = dmapool_dev_heap();
 	unsigned int i;
 
-	for (i = 0; bl_all[i]; i++) {
-		const struct bl_ops *ops = bl_all[i];
+	for (i = 0; designs[i]; i++) {
+		const struct bl_ops *ops = designs[i];
 
 		cr_assert_null(ops->create(dev, 0, 8, 0), "%s: size 0", ops->name);
 		cr_assert_null(ops->create(dev, 64, 3, 0), "%s: align 3", ops->name);
@@ -276,20 +286,20 @@ Test(bench, two_threads_share_a_pool)
 	unsigned int d;
 	int i;
 
-	for (d = 0; bl_all[d]; d++) {
-		struct bl_pool *p = bl_all[d]->create(dev, 64, 64, 0);
+	for (d = 0; designs[d]; d++) {
+		struct bl_pool *p = designs[d]->create(dev, 64, 64, 0);
 		void *ret;
 
 		cr_assert(p);
 		for (i = 0; i < 2; i++) {
-			t[i].ops = bl_all[d];
+			t[i].ops = designs[d];
 			t[i].p = p;
 			cr_assert_eq(pthread_create(&th[i], NULL, thread_work,
 						    &t[i]), 0);
 		}
 		for (i = 0; i < 2; i++) {
 			cr_assert_eq(pthread_join(th[i], &ret), 0);
-			cr_assert_null(ret, "%s: %s", bl_all[d]->name,
+			cr_assert_null(ret, "%s: %s", designs[d]->name,
 				       (char *)ret);
 		}
 		memcpy(all, t[0].b, sizeof(t[0].b));
@@ -298,10 +308,10 @@ Test(bench, two_threads_share_a_pool)
 		for (i = 1; i < 600; i++)
 			cr_assert_leq(all[i - 1].v + 64, all[i].v,
 				      "%s: two threads got overlapping blocks",
-				      bl_all[d]->name);
+				      designs[d]->name);
 		for (i = 0; i < 600; i++)
-			bl_all[d]->free(p, all[i].v, all[i].d);
-		bl_all[d]->destroy(p);
+			designs[d]->free(p, all[i].v, all[i].d);
+		designs[d]->destroy(p);
 	}
 	dmapool_dev_put(dev);
 }
@@ -332,6 +342,70 @@ Test(bench, linux_embedded_follows_forged_link)
 	cr_assert_eq(d2, 0xbadd0000ull);
 	cr_assert_eq(c, (void *)target, "the forged next pointer was not followed");
 	bl_emb_destroy(p);	/* busy: its page is leaked, as in the kernel */
+	dmapool_dev_put(dev);
+}
+
+/* The kernel's own code has the same weakness: the reason dmapool exists. */
+Test(bench, linux_612_follows_forged_link)
+{
+	struct dmapool_dev *dev = dmapool_dev_heap();
+	struct bl_pool *p = bl_l612_create(dev, 64, 64, 0);
+	static _Alignas(64) uint8_t target[64];
+	dmapool_dma_t d1, d2, d3;
+	void *a, *b, *c;
+	struct {
+		void *next;
+		dmapool_dma_t dma;
+	} forged = { target, 0xbadd0000ull };
+
+	cr_assert(p);
+	a = dma_pool_alloc((struct dma_pool *)p, BL_L612_GFP, &d1);
+	dma_pool_free((struct dma_pool *)p, a, d1);
+	memcpy(a, &forged, sizeof(forged));	/* the device writes */
+	b = dma_pool_alloc((struct dma_pool *)p, BL_L612_GFP, &d2);
+	c = dma_pool_alloc((struct dma_pool *)p, BL_L612_GFP, &d3);
+	cr_assert_eq(b, a);
+	cr_assert_eq(d2, 0xbadd0000ull,
+		     "the dma handed out is not the one the device wrote");
+	cr_assert_eq(c, (void *)target, "the forged next pointer was not followed");
+	bl_l612_destroy(p);	/* busy: its page is leaked, as in the kernel */
+	dmapool_dev_put(dev);
+}
+
+/*
+ * The kernel's sysfs "pools" file, through the shim's device: the pool's
+ * own counters as pools_show() prints them.
+ */
+Test(bench, linux_612_sysfs_pools)
+{
+	struct dmapool_dev *dev = dmapool_dev_heap();
+	struct bl_pool *p = bl_linux_612.create(dev, 100, 32, 0);
+	static char buf[4096];
+	char name[32];
+	size_t active, blocks, size, pages;
+	struct blk b[70];
+	int i, n;
+
+	cr_assert(p);
+	for (i = 0; i < 70; i++)
+		b[i].v = bl_linux_612.alloc(p, &b[i].d);
+	n = bl_l612_sysfs_pools(p, buf);
+	cr_assert_gt(n, 0, "no sysfs pools file: device_create_file not called?");
+	cr_assert_eq(sscanf(buf, "poolinfo - 0.1\n%31s %zu %zu %zu %zu", name,
+			    &active, &blocks, &size, &pages), 5,
+		     "unexpected pools file: %s", buf);
+	cr_assert_str_eq(name, "linux-6.12");
+	cr_assert_eq(active, 70);
+	cr_assert_eq(size, 128, "100 bytes aligned to 32 is 128");
+	/* 4096 / 128 = 32 blocks a page: 70 blocks take 3 pages. */
+	cr_assert_eq(pages, 3);
+	cr_assert_eq(blocks, 96);
+	for (i = 0; i < 70; i++)
+		bl_linux_612.free(p, b[i].v, b[i].d);
+	n = bl_l612_sysfs_pools(p, buf);
+	cr_assert_eq(sscanf(buf, "poolinfo - 0.1\n%31s %zu", name, &active), 2);
+	cr_assert_eq(active, 0);
+	bl_linux_612.destroy(p);
 	dmapool_dev_put(dev);
 }
 

@@ -8,6 +8,7 @@
  * no design pays an indirect call the others do not.  The loops hold no
  * clock reads; callers time them (and callgrind counts bench_rounds_*).
  */
+#include <sched.h>
 #include <stdlib.h>
 
 #include "bench.h"
@@ -16,6 +17,18 @@
 
 typedef bool (*alloc_fn)(void *pool, struct slot *s);
 typedef void (*free_fn)(void *pool, struct slot *s);
+
+/* Linux's own functions, called the way a driver calls them. */
+static ALWAYS_INLINE bool l612_a(void *p, struct slot *s)
+{
+	s->vaddr = dma_pool_alloc(p, BL_L612_GFP, &s->dma);
+	return s->vaddr;
+}
+
+static ALWAYS_INLINE void l612_f(void *p, struct slot *s)
+{
+	dma_pool_free(p, s->vaddr, s->dma);
+}
 
 static ALWAYS_INLINE bool emb_a(void *p, struct slot *s)
 {
@@ -120,6 +133,111 @@ static ALWAYS_INLINE int gen_churn(void *p, struct slot *sl,
 	return 0;
 }
 
+/*
+ * Producer/consumer: one thread allocates into a ring, another frees what
+ * it finds there, so every free is remote.  The producer caches the
+ * consumer's index and reads it again only when the ring looks full.
+ */
+#define PC_RING		256
+#define PC_BATCH	32
+
+struct pc_ring {
+	_Alignas(64) size_t head;	/* written by the producer */
+	_Alignas(64) size_t tail;	/* written by the consumer */
+	_Alignas(64) int done;		/* the producer stopped */
+	_Alignas(64) struct slot s[PC_RING];
+};
+
+struct pc_ring *pc_ring_new(void)
+{
+	struct pc_ring *r = aligned_alloc(64, sizeof(*r));
+
+	if (r)
+		pc_ring_reset(r);
+	return r;
+}
+
+void pc_ring_free(struct pc_ring *r)
+{
+	free(r);
+}
+
+void pc_ring_reset(struct pc_ring *r)
+{
+	r->head = 0;
+	r->tail = 0;
+	r->done = 0;
+}
+
+/* Waiting for the other side: spin a little, then yield at every look. */
+static inline void pc_wait(unsigned int *spins)
+{
+	if (++*spins >= 128) {
+		sched_yield();
+		return;
+	}
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+static ALWAYS_INLINE int gen_produce(void *p, struct pc_ring *r,
+				     size_t total, alloc_fn A)
+{
+	size_t k, tail = 0;
+	unsigned int spins;
+	int ret = 0;
+
+	for (k = 0; k < total; k++) {
+		spins = 0;
+		while (k - tail >= PC_RING) {
+			tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+			if (k - tail >= PC_RING)
+				pc_wait(&spins);
+		}
+		if (!A(p, &r->s[k % PC_RING])) {
+			ret = -1;
+			break;
+		}
+		__atomic_store_n(&r->head, k + 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	return ret;
+}
+
+/*
+ * The consumer frees in batches of PC_BATCH, as a driver reaps completions
+ * (or what is left once the producer stopped): one look at the head and
+ * one tail update per batch rather than per block.
+ */
+static ALWAYS_INLINE int gen_consume(void *p, struct pc_ring *r,
+				     size_t total, free_fn F)
+{
+	size_t k = 0, head;
+	unsigned int spins;
+
+	while (k < total) {
+		spins = 0;
+		for (;;) {
+			head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+			if (head - k >= PC_BATCH || head == total)
+				break;
+			if (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE)) {
+				head = __atomic_load_n(&r->head,
+						       __ATOMIC_ACQUIRE);
+				break;
+			}
+			pc_wait(&spins);
+		}
+		if (head == k)
+			return -1;	/* the producer failed */
+		for (; k < head; k++)
+			F(p, &r->s[k % PC_RING]);
+		__atomic_store_n(&r->tail, k, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
 #define INSTANTIATE(tag)						\
 int bench_rounds_##tag(void *p, struct slot *sl, size_t n,		\
 		       unsigned int rounds, const uint32_t *order);	\
@@ -133,8 +251,17 @@ static int churn_##tag(void *p, struct slot *sl, const uint32_t *idx,	\
 		       size_t ops, unsigned int batch)			\
 {									\
 	return gen_churn(p, sl, idx, ops, batch, tag##_a, tag##_f);	\
+}									\
+static int produce_##tag(void *p, struct pc_ring *r, size_t total)	\
+{									\
+	return gen_produce(p, r, total, tag##_a);			\
+}									\
+static int consume_##tag(void *p, struct pc_ring *r, size_t total)	\
+{									\
+	return gen_consume(p, r, total, tag##_f);			\
 }
 
+INSTANTIATE(l612)
 INSTANTIATE(emb)
 INSTANTIATE(pl)
 INSTANTIATE(xa)
@@ -146,11 +273,15 @@ struct kind_impl {
 		      const uint32_t *order);
 	int (*churn)(void *p, struct slot *sl, const uint32_t *idx, size_t ops,
 		     unsigned int batch);
+	int (*produce)(void *p, struct pc_ring *r, size_t total);
+	int (*consume)(void *p, struct pc_ring *r, size_t total);
 	alloc_fn alloc;
 	free_fn free;
 };
 
 /* Out-of-line copies for the untimed paths (validation, setup). */
+static bool l612_a_ool(void *p, struct slot *s) { return l612_a(p, s); }
+static void l612_f_ool(void *p, struct slot *s) { l612_f(p, s); }
 static bool emb_a_ool(void *p, struct slot *s) { return emb_a(p, s); }
 static void emb_f_ool(void *p, struct slot *s) { emb_f(p, s); }
 static bool pl_a_ool(void *p, struct slot *s) { return pl_a(p, s); }
@@ -163,11 +294,18 @@ static bool dph_a_ool(void *p, struct slot *s) { return dph_a(p, s); }
 static void dph_f_ool(void *p, struct slot *s) { dph_f(p, s); }
 
 static const struct kind_impl impls[K_KINDS] = {
-	[K_EMB] = { bench_rounds_emb, churn_emb, emb_a_ool, emb_f_ool },
-	[K_PL] = { bench_rounds_pl, churn_pl, pl_a_ool, pl_f_ool },
-	[K_XA] = { bench_rounds_xa, churn_xa, xa_a_ool, xa_f_ool },
-	[K_DP] = { bench_rounds_dp, churn_dp, dp_a_ool, dp_f_ool },
-	[K_DPH] = { bench_rounds_dph, churn_dph, dph_a_ool, dph_f_ool },
+	[K_L612] = { bench_rounds_l612, churn_l612, produce_l612, consume_l612,
+		    l612_a_ool, l612_f_ool },
+	[K_EMB] = { bench_rounds_emb, churn_emb, produce_emb, consume_emb,
+		    emb_a_ool, emb_f_ool },
+	[K_PL] = { bench_rounds_pl, churn_pl, produce_pl, consume_pl,
+		    pl_a_ool, pl_f_ool },
+	[K_XA] = { bench_rounds_xa, churn_xa, produce_xa, consume_xa,
+		    xa_a_ool, xa_f_ool },
+	[K_DP] = { bench_rounds_dp, churn_dp, produce_dp, consume_dp,
+		    dp_a_ool, dp_f_ool },
+	[K_DPH] = { bench_rounds_dph, churn_dph, produce_dph, consume_dph,
+		    dph_a_ool, dph_f_ool },
 };
 
 int wl_rounds(struct spool *sp, struct slot *sl, size_t n, unsigned int rounds,
@@ -180,6 +318,74 @@ int wl_churn(struct spool *sp, struct slot *sl, const uint32_t *idx,
 	     size_t ops, unsigned int batch)
 {
 	return impls[sp->s->kind].churn(sp->p, sl, idx, ops, batch);
+}
+
+/*
+ * Bulk: noinline and collected like bench_rounds_*; a failed batch leaves
+ * nothing taken (the call's contract), so only earlier batches are freed.
+ */
+int bench_rounds_bulk(void *p, void **v, dmapool_dma_t *d, size_t n,
+		      unsigned int rounds, unsigned int batch);
+__attribute__((noinline))
+int bench_rounds_bulk(void *p, void **v, dmapool_dma_t *d, size_t n,
+		      unsigned int rounds, unsigned int batch)
+{
+	unsigned int r, k;
+	size_t i;
+
+	for (r = 0; r < rounds; r++) {
+		for (i = 0; i < n; i += k) {
+			k = n - i < batch ? (unsigned int)(n - i) : batch;
+			if (dmapool_alloc_bulk(p, 0, k, v + i, d + i) != k)
+				goto fail;
+		}
+		for (i = 0; i < n; i += k) {
+			k = n - i < batch ? (unsigned int)(n - i) : batch;
+			dmapool_free_bulk(p, k, v + i, d + i);
+		}
+	}
+	return 0;
+fail:
+	if (i)
+		dmapool_free_bulk(p, (unsigned int)i, v, d);
+	return -1;
+}
+
+int wl_rounds_bulk(struct spool *sp, void **v, dmapool_dma_t *d, size_t n,
+		   unsigned int rounds, unsigned int batch)
+{
+	if (sp->s->kind != K_DP)
+		return -1;
+	return bench_rounds_bulk(sp->p, v, d, n, rounds, batch);
+}
+
+/*
+ * The control: a dependent chain of multiply-xorshift steps per "pair",
+ * in registers only, so threads share nothing but the CPUs.  Eight steps
+ * take about as long as a fast alloc+free pair.
+ */
+uint64_t wl_compute(size_t n, unsigned int rounds)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
+	size_t i, total = n * rounds;
+	unsigned int k;
+
+	for (i = 0; i < total; i++)
+		for (k = 0; k < 8; k++) {
+			x ^= x >> 29;
+			x *= 0xbf58476d1ce4e5b9ull;
+		}
+	return x;
+}
+
+int wl_produce(struct spool *sp, struct pc_ring *r, size_t total)
+{
+	return impls[sp->s->kind].produce(sp->p, r, total);
+}
+
+int wl_consume(struct spool *sp, struct pc_ring *r, size_t total)
+{
+	return impls[sp->s->kind].consume(sp->p, r, total);
 }
 
 bool wl_alloc_one(struct spool *sp, struct slot *s)
@@ -255,10 +461,7 @@ static long find_chunk(const struct vchunks *vc, uintptr_t v)
 const char *wl_validate(struct spool *sp, const struct shape *sh,
 			struct slot *sl, size_t n)
 {
-	const struct bl_ops *ops = sp->s->kind == K_EMB ? &bl_linux_embedded :
-				   sp->s->kind == K_PL ? &bl_linux_pagelist :
-				   sp->s->kind == K_XA ? &bl_xarray_fix :
-				   &bl_dmapool;
+	const struct bl_ops *ops = subject_ops(sp->s->kind);
 	size_t align = sh->align ? sh->align : 1, i, got = 0;
 	const char *why = NULL;
 	struct vchunks vc = { 0, 0, NULL };

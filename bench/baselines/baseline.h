@@ -24,6 +24,14 @@
  * and are compiled with the project's flags.  The pool geometry rules are
  * each design's own (block size rounding, page size, boundary handling).
  *
+ * And Linux's own code, not a re-implementation:
+ *
+ *   linux-6.12      mm/dmapool.c of Linux 6.12, extracted from Debian's
+ *                   linux-source-6.12 at build time and compiled unmodified
+ *                   against a userspace shim (bench/linux-shim/): spinlock
+ *                   calls out of line, dma_alloc_coherent() on the same
+ *                   dmapool backends, init_on_alloc/init_on_free off.
+ *
  * The common interface is the ops table; the per-design functions are also
  * exported so a benchmark loop can call them directly, as it calls dmapool.
  */
@@ -64,6 +72,8 @@ struct bl_ops {
 extern const struct bl_ops bl_linux_embedded;
 extern const struct bl_ops bl_linux_pagelist;
 extern const struct bl_ops bl_xarray_fix;
+/* Not in bl_all[]: only the benchmark and its tests link the shim. */
+extern const struct bl_ops bl_linux_612;
 /* dmapool itself behind the same interface (default options, vaddr free). */
 extern const struct bl_ops bl_dmapool;
 
@@ -90,5 +100,23 @@ struct bl_pool *bl_xa_create(struct dmapool_dev *dev, size_t size,
 void bl_xa_destroy(struct bl_pool *pool);
 void *bl_xa_alloc(struct bl_pool *pool, dmapool_dma_t *dma);
 void bl_xa_free(struct bl_pool *pool, void *vaddr, dmapool_dma_t dma);
+
+/*
+ * linux-6.12: create and destroy through the adapter (bench/linux-shim/
+ * adapter.c); alloc and free are the kernel's own functions, declared here
+ * with the types the shim gives them (dma_addr_t is dmapool_dma_t, gfp_t
+ * unsigned int; the adapter checks both declarations against each other).
+ */
+struct dma_pool;
+#define BL_L612_GFP	0xcc0u	/* the shim's GFP_KERNEL */
+struct bl_pool *bl_l612_create(struct dmapool_dev *dev, size_t size,
+			       size_t align, size_t boundary);
+void bl_l612_destroy(struct bl_pool *pool);
+void *dma_pool_alloc(struct dma_pool *pool, unsigned int mem_flags,
+		     dmapool_dma_t *handle);
+void dma_pool_free(struct dma_pool *pool, void *vaddr, dmapool_dma_t dma);
+/* The pool's device's sysfs "pools" file as the kernel's pools_show()
+ * prints it (into @buf, 4096 bytes): its length, or -1. */
+int bl_l612_sysfs_pools(struct bl_pool *pool, char *buf);
 
 #endif /* DMAPOOL_BENCH_BASELINE_H */
