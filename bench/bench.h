@@ -32,7 +32,8 @@ enum subj_kind {
 struct subject {
 	const char *name;
 	enum subj_kind kind;
-	enum dmapool_index_kind index;	/* dmapool kinds */
+	enum dmapool_index_kind index;	/* dmapool kinds, with set_index */
+	bool set_index;			/* else the library's default index */
 	unsigned int flags;		/* DMAPOOL_OPT_* */
 	unsigned int redzone;
 	unsigned int quarantine_max;

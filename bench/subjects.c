@@ -20,11 +20,12 @@ struct subject subjects[] = {
 	{ .name = "linux-pagelist", .kind = K_PL, .no_churn = true,
 	  .in_plot = true },
 	{ .name = "xarray-fix", .kind = K_XA, .in_plot = true },
-	{ .name = "dmapool", .kind = K_DP, .index = DMAPOOL_INDEX_RADIX,
-	  .in_plot = true },
+	{ .name = "dmapool", .kind = K_DP, .in_plot = true },
 	{ .name = "dmapool-handle", .kind = K_DPH, .in_plot = true },
+	{ .name = "dmapool-radix", .kind = K_DP, .index = DMAPOOL_INDEX_RADIX,
+	  .set_index = true },
 	{ .name = "dmapool-btree", .kind = K_DP, .index = DMAPOOL_INDEX_BTREE,
-	  .in_plot = true },
+	  .set_index = true, .in_plot = true },
 	{ .name = "dmapool-chunk64k", .kind = K_DP, .chunk_size = 64 << 10 },
 	{ .name = "dmapool-shared", .kind = K_DP, .flags = DMAPOOL_OPT_SHARED,
 	  .in_plot = true },
@@ -100,7 +101,8 @@ static struct dmapool *dp_create(const struct subject *s,
 	struct dmapool_opts o;
 
 	dmapool_opts_init(&o);
-	o.index = s->index;
+	if (s->set_index)	/* else the library's default */
+		o.index = s->index;
 	o.flags = s->flags;
 	o.redzone = s->redzone;
 	o.quarantine_max = s->quarantine_max;
