@@ -272,10 +272,11 @@ static void *mapping_memory(struct vfio_backend *b, uint64_t mlen,
 	*err = errno ? -errno : -ENOMEM;
 	if (b->env.huge_count(b->huge, &total, &nfree))
 		total = nfree = 0;
+	/* Short: last_error_msg holds 120 bytes, strerror included. */
 	map_error(b, *err,
-		  "mmap(MAP_HUGETLB) of %llu bytes in %llu KiB pages (%llu of %llu reserved huge pages free: reserve more with vm.nr_hugepages or hugepages= on the kernel command line)",
-		  (unsigned long long)mlen, (unsigned long long)(b->huge >> 10),
-		  (unsigned long long)nfree, (unsigned long long)total);
+		  "mmap(MAP_HUGETLB, %llu KiB): %llu of %llu huge pages of %llu KiB free (vm.nr_hugepages)",
+		  (unsigned long long)(mlen >> 10), (unsigned long long)nfree,
+		  (unsigned long long)total, (unsigned long long)(b->huge >> 10));
 	return NULL;
 }
 

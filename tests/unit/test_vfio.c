@@ -932,7 +932,7 @@ Test(vfio_hugepages, one_mapping_per_huge_page_chunks_inside)
 	vi = vinfo(dev);
 	cr_assert_eq(vi.last_error, -ENOMEM);
 	cr_assert(strstr(vi.last_error_msg, "MAP_HUGETLB") &&
-		  strstr(vi.last_error_msg, "0 of 2 reserved huge pages free"),
+		  strstr(vi.last_error_msg, "0 of 2 huge pages of 2048 KiB free"),
 		  "%s", vi.last_error_msg);
 	cr_assert_eq(vi.chunks_mapped, 1, "the failed mapping's IOVA went back");
 	cr_assert_eq(vi.iova_mapped, 2 * MIB);
