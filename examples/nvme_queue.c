@@ -474,8 +474,9 @@ int main(void)
 	}
 	atomic_store(&Q.stop, 1);
 	pthread_join(dev_thread, NULL);
-	printf("nvme_queue: %u rounds of %u commands (1-%u data pages each, PRP lists above 2) completed by the device thread, every checksum matched\n",
-	       round, QDEPTH, MAX_PAGES);
+	if (!failures)
+		printf("nvme_queue: %u rounds of %u commands (1-%u data pages each, PRP lists above 2) completed by the device thread, every checksum matched\n",
+		       round, QDEPTH, MAX_PAGES);
 	if (Q.errors)
 		FAIL("the device saw %" PRIu64 " bad bus addresses", Q.errors);
 
