@@ -533,7 +533,7 @@ int main(int argc, char **argv)
 		printf("\n%s4. What it costs%s\n", BOLD, OFF);
 		if (bench_quick(stdout))
 			unexpected++;
-		printf("   Full tables, plot and method: build/bench/dmapool-bench --out DIR (README, \"Benchmarks\").\n");
+		printf("   Full tables, plot and method: build/bench/dmapool-bench --out DIR (docs/benchmarks.md).\n");
 	}
 	if (unexpected)
 		printf("\nshowcase: %d outcome(s) differed from what this showcase expects\n",
