@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0-only
 /*
  * dmapool-bench: dmapool against the published dma_pool designs, side by
- * side in one process.  See usage() and the README's benchmark section.
+ * side in one process.  See usage() and docs/benchmarks.md.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
