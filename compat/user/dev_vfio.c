@@ -35,7 +35,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -373,16 +372,18 @@ undo_mem:
 	return ret;
 }
 
-/* The mapping holding [vaddr, vaddr + len) at @dma (lock held). */
+/*
+ * The link to the mapping holding [vaddr, vaddr + len) (lock held); the
+ * dma is checked against it by dp_slab_uncarve().
+ */
 static struct vfio_map **find_map(struct vfio_backend *b, void *vaddr,
-				  uint64_t dma, uint64_t len)
+				  uint64_t len)
 {
 	struct vfio_map **pm;
 
 	for (pm = &b->maps; *pm; pm = &(*pm)->next)
 		if (dp_slab_holds(&(*pm)->slab, vaddr, len))
 			return pm;
-	(void)dma;
 	return NULL;
 }
 
@@ -396,7 +397,7 @@ static void vfio_chunk_free(struct dmapool_dev *dev, void *vaddr,
 	int ret;
 
 	pthread_mutex_lock(&b->lock);
-	pm = find_map(b, vaddr, dma, len);
+	pm = find_map(b, vaddr, len);
 	if (!pm || dp_slab_uncarve(&(*pm)->slab, vaddr, dma, len)) {
 		/* Not ours: touch neither the mapping nor the memory. */
 		b->unmap_failures++;
