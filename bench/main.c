@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0-only
 /*
  * dmapool-bench: dmapool against Linux 6.12's own dma_pool and the
- * published designs, side by side in one process.  See usage() and the README's benchmark section.
+ * published designs, side by side in one process.  See usage() and
+ * docs/benchmarks.md.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>

@@ -186,10 +186,13 @@ void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 			if (release)
 				dp_supply_release(pool, release,
 						  !dp_os_gfp_may_block(gfp));
-			if (dma)
-				*dma = 0;
-			if (handle)
+			/* dmapool_alloc leaves *dma alone, as the kernel's
+			 * dma_pool_alloc does; the handle calls say 0, 0. */
+			if (handle) {
 				*handle = 0;
+				if (dma)
+					*dma = 0;
+			}
 			return NULL;
 		}
 	}

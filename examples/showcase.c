@@ -533,7 +533,7 @@ int main(int argc, char **argv)
 		printf("\n%s4. What it costs%s\n", BOLD, OFF);
 		if (bench_quick(stdout))
 			unexpected++;
-		printf("   Full tables, targets, plot and method: build/bench/dmapool-bench --out DIR (bench/README.md).\n");
+		printf("   Full tables, targets, plot and method: build/bench/dmapool-bench --out DIR (docs/benchmarks.md, bench/README.md).\n");
 	}
 	if (unexpected)
 		printf("\nshowcase: %d outcome(s) differed from what this showcase expects\n",

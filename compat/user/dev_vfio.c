@@ -2,25 +2,35 @@
 /*
  * The VFIO backend: chunks a real device reaches through the IOMMU.
  *
- * A chunk is a fresh anonymous mapping of the process (never shared, never
- * inherited by a child: MADV_DONTFORK, as pinned DMA memory must be) that
- * the device can reach only through one VFIO_IOMMU_MAP_DMA mapping of its
- * own, at an IOVA taken from a window the application reserved for us in
- * its container (iova.c).  dmapool hands out that IOVA as the dma address.
- * One mapping per chunk keeps unmap exact (type1v2 removes whole mappings
- * only) and lets every chunk go back on its own; the price is one entry of
- * the container's mapping budget (dma_entry_limit) per chunk, so pools of
- * small blocks should use a larger chunk_size.
+ * Memory comes in mappings: a fresh anonymous (or, with
+ * DMAPOOL_VFIO_HUGEPAGES, huge page) mapping of the process, never shared
+ * and never inherited by a child (MADV_DONTFORK, as pinned DMA memory must
+ * be), that the device reaches only through one VFIO_IOMMU_MAP_DMA of its
+ * own, at an IOVA taken from the window the application reserved for us
+ * in its container (iova.c).  Chunks are carved out of a mapping
+ * (carve.c), so a pool of 4 KiB blocks no longer spends one entry of the
+ * container's mapping budget (dma_entry_limit, 65535 by default) per
+ * block: a mapping is DP_VFIO_MAP_UNIT (2 MiB) by default, one huge page
+ * with HUGEPAGES, and a chunk bigger than that gets a mapping of its own.
+ * When the window has no room for a whole unit, a chunk gets a mapping of
+ * exactly its size.  dmapool hands out the IOVA as the dma address.
+ *
+ * A mapping is removed once its last chunk comes back.  Until then a chunk
+ * that went back stays reachable by the device (its memory zeroed by the
+ * core, reused only for chunks of this backend, never returned to the
+ * system while mapped).  DMAPOOL_VFIO_MAP_PER_CHUNK gives every chunk its
+ * own mapping instead, so each is unmapped when it goes back.
  *
  * Order matters on the way back: unmap first (type1 unmaps and flushes the
  * IOTLB before the ioctl returns: the device has lost the pages), then
  * munmap, then make the IOVA reusable.  If the unmap fails, or removes
- * less than the chunk, the device may still reach the memory: the chunk is
- * then neither munmap'ed nor its IOVA reused (leaked and counted), which is
- * what the core does for a pool destroyed with blocks in use.
+ * less than the mapping, the device may still reach the memory: the
+ * mapping is then neither munmap'ed nor its IOVA reused (leaked and
+ * counted), which is what the core does for a pool destroyed with blocks
+ * in use.
  *
- * No allocator state lives in the chunks: the IOVA allocator, counters and
- * errors are ordinary host memory.
+ * No allocator state lives in DMA memory: mappings, the IOVA allocator,
+ * counters and errors are ordinary host memory.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,23 +45,37 @@
 #include <unistd.h>
 #include <linux/vfio.h>
 
+#include "carve.h"
 #include "dev.h"
 #include "dev_vfio.h"
 #include "iova.h"
 
 #define VFIO_PROT	(VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE)
+#define VFIO_FLAGS	(DMAPOOL_VFIO_QUERY_IOMMU | DMAPOOL_VFIO_HUGEPAGES | \
+			 DMAPOOL_VFIO_MAP_PER_CHUNK)
+
+/* One IOMMU mapping and the chunks carved out of it. */
+struct vfio_map {
+	struct dp_slab slab;		/* vaddr, iova, length, free space */
+	struct vfio_map *next;
+};
 
 struct vfio_backend {
 	pthread_mutex_t lock;		/* everything below */
 	dp_vfio_ioctl_fn io;
+	struct dp_vfio_env env;
 	int container;
 	bool own_fd;			/* close container at release */
 	unsigned int flags;
 	uint64_t base, size, max_chunks;
 	uint64_t granule, pgsizes;
+	uint64_t unit;			/* bytes per shared mapping; 0: one
+					 * mapping per chunk */
+	uint64_t huge;			/* huge page size, 0 without */
 	struct dp_iova iova;
-	uint64_t chunks_mapped;		/* incl. ones being mapped right now */
-	uint64_t maps, unmaps, map_failures, unmap_failures, leaked;
+	struct vfio_map *maps;		/* mappings in use */
+	uint64_t chunks_mapped;		/* mappings, incl. ones being made */
+	uint64_t maps_done, unmaps, map_failures, unmap_failures, leaked;
 	int last_error;
 	char last_msg[sizeof(((struct dmapool_vfio_info *)0)->last_error_msg)];
 };
@@ -72,91 +96,295 @@ static int set_error(struct vfio_backend *b, int err, const char *fmt, ...)
 	return err;
 }
 
+/* The same, taking the lock, and counting a failed chunk. */
+static int map_error(struct vfio_backend *b, int err, const char *fmt, ...)
+{
+	va_list ap;
+	char what[sizeof(b->last_msg)];
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&b->lock);
+	b->map_failures++;
+	set_error(b, err, "%s", what);
+	pthread_mutex_unlock(&b->lock);
+	return err;
+}
+
+static uint64_t round_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
+/* ---- huge pages ---------------------------------------------------- */
+
+/* The system's default huge page size (/proc/meminfo), 0 if none. */
+static uint64_t sys_huge_size(void)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[128];
+	unsigned long long kb = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Hugepagesize: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb << 10;
+}
+
+static int read_u64(const char *path, uint64_t *v)
+{
+	FILE *f = fopen(path, "re");
+	unsigned long long x;
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%llu", &x) == 1;
+	fclose(f);
+	if (!ok)
+		return -EIO;
+	*v = x;
+	return 0;
+}
+
+static int sys_huge_count(uint64_t size, uint64_t *total, uint64_t *free)
+{
+	char path[96];
+	int ret;
+
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages",
+		 (unsigned long long)(size >> 10));
+	ret = read_u64(path, total);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/mm/hugepages/hugepages-%llukB/free_hugepages",
+		 (unsigned long long)(size >> 10));
+	return read_u64(path, free);
+}
+
+/*
+ * @len bytes of huge pages (the default size) at an address aligned to
+ * @align: mapped with room to spare, the slack cut off in whole huge pages.
+ */
+static void *sys_huge_map(size_t len, size_t align)
+{
+	size_t huge = (size_t)sys_huge_size(), span;
+	uintptr_t base, start;
+	void *p;
+
+	if (!huge) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (align < huge)
+		align = huge;
+	span = len + align - huge;
+	p = mmap(NULL, span, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	base = (uintptr_t)p;
+	start = (base + align - 1) & ~(uintptr_t)(align - 1);
+	if (start > base)
+		munmap(p, start - base);
+	if (base + span > start + len)
+		munmap((void *)(start + len), base + span - (start + len));
+	return (void *)start;
+}
+
+/* ---- chunks -------------------------------------------------------- */
+
+/* Carve from a mapping we hold (lock held); 0 or -ENOSPC. */
+static int carve_existing(struct vfio_backend *b, uint64_t len, uint64_t al,
+			  void **vaddr, uint64_t *dma)
+{
+	struct vfio_map *m;
+
+	for (m = b->maps; m; m = m->next)
+		if (!dp_slab_carve(&m->slab, len, al, vaddr, dma))
+			return 0;
+	return -ENOSPC;
+}
+
+/*
+ * Reserve the IOVA of a new mapping for a chunk of @len aligned to @al
+ * (lock held): *mlen and *iova, 0 or a negative errno (recorded).
+ */
+static int reserve_mapping(struct vfio_backend *b, uint64_t len, uint64_t al,
+			   uint64_t *mlen, uint64_t *iova)
+{
+	uint64_t ml = len, mal = al;
+	int ret;
+
+	if (b->huge) {
+		ml = round_up(len, b->huge);
+		mal = al > b->huge ? al : b->huge;
+	} else if (b->unit && len <= b->unit && al <= b->unit) {
+		ml = b->unit;
+		mal = b->unit;
+	}
+	if (b->max_chunks && b->chunks_mapped >= b->max_chunks)
+		return set_error(b, -ENOSPC, "max_chunks %llu reached",
+				 (unsigned long long)b->max_chunks);
+	ret = dp_iova_alloc(&b->iova, ml, mal, iova);
+	if (ret == -ENOSPC && ml != len && !b->huge) {
+		/* No room for a whole unit: a mapping of the chunk's size. */
+		ml = len;
+		mal = al;
+		ret = dp_iova_alloc(&b->iova, ml, mal, iova);
+	}
+	if (ret)
+		return set_error(b, ret,
+				 "no free IOVA range of %llu bytes aligned to %llu in the window",
+				 (unsigned long long)ml,
+				 (unsigned long long)mal);
+	b->chunks_mapped++;
+	*mlen = ml;
+	return 0;
+}
+
+/* Host memory for a new mapping; NULL with the error in *err, recorded. */
+static void *mapping_memory(struct vfio_backend *b, uint64_t mlen,
+			    uint64_t al, int *err)
+{
+	uint64_t total = 0, nfree = 0;
+	void *p;
+
+	if (!b->huge) {
+		/* Aligned like its IOVA, so every chunk alignment holds. */
+		p = dp_user_map_aligned(mlen, al > b->unit ? al : b->unit);
+		if (!p)
+			*err = map_error(b, -ENOMEM, "mmap of %llu bytes",
+					 (unsigned long long)mlen);
+		return p;
+	}
+	errno = 0;
+	p = b->env.huge_map(mlen, al);
+	if (p)
+		return p;
+	*err = errno ? -errno : -ENOMEM;
+	if (b->env.huge_count(b->huge, &total, &nfree))
+		total = nfree = 0;
+	/* Short: last_error_msg holds 120 bytes, strerror included. */
+	map_error(b, *err,
+		  "mmap(MAP_HUGETLB, %llu KiB): %llu of %llu huge pages of %llu KiB free (vm.nr_hugepages)",
+		  (unsigned long long)(mlen >> 10), (unsigned long long)nfree,
+		  (unsigned long long)total, (unsigned long long)(b->huge >> 10));
+	return NULL;
+}
+
+/* Undo reserve_mapping() after a failure. */
+static void unreserve_mapping(struct vfio_backend *b, uint64_t iova,
+			      uint64_t mlen)
+{
+	pthread_mutex_lock(&b->lock);
+	dp_iova_free(&b->iova, iova, mlen);
+	b->chunks_mapped--;
+	pthread_mutex_unlock(&b->lock);
+}
+
 static int vfio_chunk_alloc(struct dmapool_dev *dev, size_t size,
 			    size_t align, void **vaddr, dmapool_dma_t *dma)
 {
 	struct vfio_backend *b = dmapool_dev_priv(dev);
-	uint64_t len, al, iova;
-	void *p;
+	uint64_t len, al, iova = 0, mlen = 0, d;
+	struct vfio_map *m;
+	void *p, *v;
 	int ret;
 
 	len = ((uint64_t)size + b->granule - 1) & ~(b->granule - 1);
 	al = align > b->granule ? align : b->granule;
-	if (!size || len < size || (al & (al - 1)) || len > SIZE_MAX) {
-		pthread_mutex_lock(&b->lock);
-		b->map_failures++;
-		ret = set_error(b, -EINVAL, "chunk of %zu bytes aligned to %zu",
-				size, align);
-		pthread_mutex_unlock(&b->lock);
-		return ret;
-	}
-	p = dp_user_map_aligned(len, al);
-	if (!p) {
-		ret = -ENOMEM;
-		pthread_mutex_lock(&b->lock);
-		b->map_failures++;
-		set_error(b, ret, "mmap of %llu bytes",
-			  (unsigned long long)len);
-		pthread_mutex_unlock(&b->lock);
-		return ret;
-	}
-	/* A child must not share (or copy-on-write) pinned DMA pages. */
-	if (madvise(p, len, MADV_DONTFORK)) {
-		ret = -errno;
-		munmap(p, len);
-		pthread_mutex_lock(&b->lock);
-		b->map_failures++;
-		set_error(b, ret, "madvise(MADV_DONTFORK)");
-		pthread_mutex_unlock(&b->lock);
-		return ret;
-	}
+	if (!size || len < size || (al & (al - 1)) || len > SIZE_MAX)
+		return map_error(b, -EINVAL, "chunk of %zu bytes aligned to %zu",
+				 size, align);
 
 	pthread_mutex_lock(&b->lock);
-	if (b->max_chunks && b->chunks_mapped >= b->max_chunks) {
-		ret = set_error(b, -ENOSPC, "max_chunks %llu reached",
-				(unsigned long long)b->max_chunks);
-	} else {
-		ret = dp_iova_alloc(&b->iova, len, al, &iova);
-		if (ret)
-			set_error(b, ret,
-				  "no free IOVA range of %llu bytes aligned to %llu in the window",
-				  (unsigned long long)len,
-				  (unsigned long long)al);
-		else
-			b->chunks_mapped++;
+	if (!carve_existing(b, len, al, &v, &d)) {
+		pthread_mutex_unlock(&b->lock);
+		goto carved;
 	}
+	ret = reserve_mapping(b, len, al, &mlen, &iova);
 	if (ret) {
 		b->map_failures++;
 		pthread_mutex_unlock(&b->lock);
-		munmap(p, len);
 		return ret;
 	}
 	pthread_mutex_unlock(&b->lock);
 
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		unreserve_mapping(b, iova, mlen);
+		return map_error(b, -ENOMEM, "host memory");
+	}
+	p = mapping_memory(b, mlen, al, &ret);
+	if (!p) {
+		free(m);
+		unreserve_mapping(b, iova, mlen);
+		return ret;
+	}
+	/* A child must not share (or copy-on-write) pinned DMA pages. */
+	if (madvise(p, mlen, MADV_DONTFORK)) {
+		ret = map_error(b, -errno, "madvise(MADV_DONTFORK)");
+		goto undo_mem;
+	}
+	ret = dp_slab_init(&m->slab, p, iova, mlen, b->granule);
+	if (ret) {
+		map_error(b, ret, "host memory");
+		goto undo_mem;
+	}
 	/* The slow part (pinning) runs without our lock. */
-	ret = dp_vfio_map(b->io, b->container, p, iova, len, VFIO_PROT);
-	pthread_mutex_lock(&b->lock);
+	ret = dp_vfio_map(b->io, b->container, p, iova, mlen, VFIO_PROT);
 	if (ret) {
 		/*
 		 * The kernel undid whatever it had pinned and mapped: the
 		 * IOVA and the memory are ours to reuse.
 		 */
-		dp_iova_free(&b->iova, iova, len);
-		b->chunks_mapped--;
-		b->map_failures++;
-		set_error(b, ret, "VFIO_IOMMU_MAP_DMA(iova %#llx size %#llx)",
-			  (unsigned long long)iova, (unsigned long long)len);
-	} else {
-		b->maps++;
+		map_error(b, ret, "VFIO_IOMMU_MAP_DMA(iova %#llx size %#llx)",
+			  (unsigned long long)iova, (unsigned long long)mlen);
+		dp_slab_fini(&m->slab);
+		goto undo_mem;
 	}
+	pthread_mutex_lock(&b->lock);
+	b->maps_done++;
+	ret = dp_slab_carve(&m->slab, len, al, &v, &d);	/* fresh: fits */
+	m->next = b->maps;
+	b->maps = m;
 	pthread_mutex_unlock(&b->lock);
-	if (ret) {
-		munmap(p, len);
-		return ret;
-	}
-	*vaddr = p;
-	*dma = iova;
+	if (ret)
+		return map_error(b, ret, "carving a fresh mapping");
+carved:
+	/* Fresh memory is zero; a reused range may hold a late DMA. */
+	memset(v, 0, len);
+	*vaddr = v;
+	*dma = d;
 	return 0;
+
+undo_mem:
+	munmap(p, mlen);
+	free(m);
+	unreserve_mapping(b, iova, mlen);
+	return ret;
+}
+
+/*
+ * The link to the mapping holding [vaddr, vaddr + len) (lock held); the
+ * dma is checked against it by dp_slab_uncarve().
+ */
+static struct vfio_map **find_map(struct vfio_backend *b, void *vaddr,
+				  uint64_t len)
+{
+	struct vfio_map **pm;
+
+	for (pm = &b->maps; *pm; pm = &(*pm)->next)
+		if (dp_slab_holds(&(*pm)->slab, vaddr, len))
+			return pm;
+	return NULL;
 }
 
 static void vfio_chunk_free(struct dmapool_dev *dev, void *vaddr,
@@ -164,11 +392,13 @@ static void vfio_chunk_free(struct dmapool_dev *dev, void *vaddr,
 {
 	struct vfio_backend *b = dmapool_dev_priv(dev);
 	uint64_t len = ((uint64_t)size + b->granule - 1) & ~(b->granule - 1);
-	uint64_t unmapped = 0;
+	uint64_t unmapped = 0, iova, mlen;
+	struct vfio_map **pm, *m;
 	int ret;
 
 	pthread_mutex_lock(&b->lock);
-	if (!dp_iova_is_allocated(&b->iova, dma, len)) {
+	pm = find_map(b, vaddr, len);
+	if (!pm || dp_slab_uncarve(&(*pm)->slab, vaddr, dma, len)) {
 		/* Not ours: touch neither the mapping nor the memory. */
 		b->unmap_failures++;
 		set_error(b, -EINVAL,
@@ -177,34 +407,47 @@ static void vfio_chunk_free(struct dmapool_dev *dev, void *vaddr,
 		pthread_mutex_unlock(&b->lock);
 		return;
 	}
+	m = *pm;
+	if (dp_slab_used(&m->slab)) {
+		pthread_mutex_unlock(&b->lock);
+		return;		/* other chunks still live in this mapping */
+	}
+	/* Empty: nobody can carve from it once it is off the list. */
+	*pm = m->next;
 	pthread_mutex_unlock(&b->lock);
 
-	ret = dp_vfio_unmap(b->io, b->container, dma, len, &unmapped);
-	if (!ret && unmapped != len)
+	iova = m->slab.dma;
+	mlen = m->slab.len;
+	ret = dp_vfio_unmap(b->io, b->container, iova, mlen, &unmapped);
+	if (!ret && unmapped != mlen)
 		ret = unmapped ? -EIO : -ENOENT;
 	pthread_mutex_lock(&b->lock);
 	if (ret) {
 		/* The device may still reach it: keep memory and IOVA. */
 		b->unmap_failures++;
-		b->leaked += len;
+		b->leaked += mlen;
 		set_error(b, ret,
 			  "VFIO_IOMMU_UNMAP_DMA(iova %#llx size %#llx) removed %llu bytes, chunk leaked",
-			  (unsigned long long)dma, (unsigned long long)len,
+			  (unsigned long long)iova, (unsigned long long)mlen,
 			  (unsigned long long)unmapped);
 		pthread_mutex_unlock(&b->lock);
+		dp_slab_fini(&m->slab);
+		free(m);
 		return;
 	}
 	b->unmaps++;
 	b->chunks_mapped--;
 	pthread_mutex_unlock(&b->lock);
 
-	munmap(vaddr, len);
+	munmap(m->slab.vaddr, mlen);
+	dp_slab_fini(&m->slab);
+	free(m);
 
 	pthread_mutex_lock(&b->lock);
-	ret = dp_iova_free(&b->iova, dma, len);
+	ret = dp_iova_free(&b->iova, iova, mlen);
 	if (ret)	/* only -ENOMEM: the IOVA stays used, never doubled */
 		set_error(b, ret, "IOVA %#llx not made reusable",
-			  (unsigned long long)dma);
+			  (unsigned long long)iova);
 	pthread_mutex_unlock(&b->lock);
 }
 
@@ -216,7 +459,13 @@ static void vfio_chunk_free(struct dmapool_dev *dev, void *vaddr,
 static void vfio_release(struct dmapool_dev *dev)
 {
 	struct vfio_backend *b = dmapool_dev_priv(dev);
+	struct vfio_map *m;
 
+	while ((m = b->maps)) {
+		b->maps = m->next;
+		dp_slab_fini(&m->slab);
+		free(m);
+	}
 	if (b->own_fd)
 		close(b->container);
 	dp_iova_fini(&b->iova);
@@ -236,7 +485,7 @@ static int check_cfg(const struct dmapool_vfio_cfg *cfg, uint64_t page)
 
 	if (cfg->container_fd < 0)
 		return -EBADF;
-	if (cfg->flags & ~DMAPOOL_VFIO_QUERY_IOMMU)
+	if (cfg->flags & ~VFIO_FLAGS)
 		return -EINVAL;
 	for (i = 0; i < sizeof(cfg->reserved) / sizeof(cfg->reserved[0]); i++)
 		if (cfg->reserved[i])
@@ -294,9 +543,53 @@ out:
 	return ret;
 }
 
-int dp_dev_vfio_create_io(const struct dmapool_vfio_cfg *cfg,
-			  dp_vfio_ioctl_fn io, bool own_fd,
-			  struct dmapool_dev **devp)
+/*
+ * How memory comes (lock not needed yet): the mapping unit, and with
+ * DMAPOOL_VFIO_HUGEPAGES the huge page size and whether any is reserved.
+ */
+static int setup_memory(struct vfio_backend *b, const struct dp_vfio_env *env)
+{
+	uint64_t total = 0, nfree = 0;
+	int ret;
+
+	if (env)
+		b->env = *env;
+	if (!b->env.huge_count)
+		b->env.huge_count = sys_huge_count;
+	if (!b->env.huge_map)
+		b->env.huge_map = sys_huge_map;
+	if (b->flags & DMAPOOL_VFIO_MAP_PER_CHUNK) {
+		if (b->flags & DMAPOOL_VFIO_HUGEPAGES)
+			return -EINVAL;	/* a huge page is shared by design */
+		b->unit = 0;
+		return 0;
+	}
+	b->unit = b->env.map_unit ? b->env.map_unit : DP_VFIO_MAP_UNIT;
+	if (b->unit & (b->unit - 1))
+		return -EINVAL;
+	if (b->unit < b->granule)
+		b->unit = b->granule;
+	if (!(b->flags & DMAPOOL_VFIO_HUGEPAGES))
+		return 0;
+	b->huge = b->env.huge_size ? b->env.huge_size : sys_huge_size();
+	if (!b->huge || (b->huge & (b->huge - 1)))
+		return -EOPNOTSUPP;	/* no hugetlb in this kernel */
+	if (b->huge < b->granule)
+		return -EINVAL;
+	ret = b->env.huge_count(b->huge, &total, &nfree);
+	if (ret)
+		return ret == -ENOENT ? -EOPNOTSUPP : ret;
+	/* None reserved: no chunk could ever come; say so now. */
+	if (!total)
+		return -ENOMEM;
+	b->unit = b->huge;
+	return 0;
+}
+
+int dp_dev_vfio_create_env(const struct dmapool_vfio_cfg *cfg,
+			   dp_vfio_ioctl_fn io, bool own_fd,
+			   const struct dp_vfio_env *env,
+			   struct dmapool_dev **devp)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	struct vfio_backend *b;
@@ -325,6 +618,8 @@ int dp_dev_vfio_create_io(const struct dmapool_vfio_cfg *cfg,
 	ret = dp_iova_init(&b->iova, page);
 	if (!ret)
 		ret = setup_window(b);
+	if (!ret)
+		ret = setup_memory(b, env);
 	if (ret) {
 		dp_iova_fini(&b->iova);
 		free(b);
@@ -340,6 +635,13 @@ int dp_dev_vfio_create_io(const struct dmapool_vfio_cfg *cfg,
 	}
 	*devp = dev;
 	return 0;
+}
+
+int dp_dev_vfio_create_io(const struct dmapool_vfio_cfg *cfg,
+			  dp_vfio_ioctl_fn io, bool own_fd,
+			  struct dmapool_dev **devp)
+{
+	return dp_dev_vfio_create_env(cfg, io, own_fd, NULL, devp);
 }
 
 /*
@@ -415,7 +717,7 @@ int dmapool_dev_vfio_info(const struct dmapool_dev *dev,
 	info->granule = b->granule;
 	info->iommu_pgsizes = b->pgsizes;
 	info->chunks_mapped = b->chunks_mapped;
-	info->maps = b->maps;
+	info->maps = b->maps_done;
 	info->unmaps = b->unmaps;
 	info->map_failures = b->map_failures;
 	info->unmap_failures = b->unmap_failures;

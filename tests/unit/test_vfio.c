@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -24,12 +25,16 @@
 #include <criterion/criterion.h>
 
 #include "testlib.h"
+#include "dev.h"
 #include "dev_vfio.h"
 #include "iova.h"
 
 #define PG		4096ull
 #define FAKE_FD		77
 #define FAKE_MAX_MAPS	256
+/* 0.1's mode: each chunk its own mapping (the tests written for it). */
+#define PER_CHUNK	(DMAPOOL_VFIO_QUERY_IOMMU | DMAPOOL_VFIO_MAP_PER_CHUNK)
+#define MIB		(1ull << 20)
 
 /* ------------------------------------------------------------------ */
 /* The IOVA allocator.                                                 */
@@ -589,7 +594,7 @@ Test(vfio_backend, real_ioctl_errors_without_a_device)
 	dmapool_dev_put(dev);
 }
 
-Test(vfio_backend, pool_blocks_live_at_mapped_iovas_and_all_go_back)
+Test(vfio_backend, per_chunk_blocks_live_at_mapped_iovas_and_all_go_back)
 {
 	const uint64_t base = 0x2000000, size = 0x400000;
 	struct dmapool_dev *dev;
@@ -602,7 +607,7 @@ Test(vfio_backend, pool_blocks_live_at_mapped_iovas_and_all_go_back)
 
 	fake_reset();
 	tl_reset();
-	dev = fake_dev(base, size, DMAPOOL_VFIO_QUERY_IOMMU, 0);
+	dev = fake_dev(base, size, PER_CHUNK, 0);
 	pool = tl_pool(dev, 256, 64, 0);
 	cr_assert_not_null(pool);
 	for (i = 0; i < 200; i++) {
@@ -645,6 +650,390 @@ Test(vfio_backend, pool_blocks_live_at_mapped_iovas_and_all_go_back)
 	dmapool_dev_put(dev);
 }
 
+/* Every block at an IOVA the fake has mapped, at the same offset. */
+static void check_mapped_block(const void *v, dmapool_dma_t d, size_t size,
+			       uint64_t base, uint64_t wsize)
+{
+	const struct fake_map *m;
+
+	cr_assert(d >= base && d + size <= base + wsize);
+	m = fake_find(d);
+	cr_assert_not_null(m, "dma %#llx not mapped", (unsigned long long)d);
+	cr_assert_eq((const char *)v - (char *)m->vaddr,
+		     (ptrdiff_t)(d - m->iova));
+	cr_assert(d + size <= m->iova + m->size, "block crosses its mapping");
+}
+
+Test(vfio_backend, chunks_are_carved_from_2mib_mappings)
+{
+	const uint64_t base = 0x2000000, size = 0x1000000;
+	enum { N = 1000 };
+	static void *v[N];
+	static dmapool_dma_t d[N];
+	struct dmapool_dev *dev;
+	struct dmapool *pool;
+	struct dmapool_stats st;
+	struct dmapool_vfio_info vi;
+	uint64_t first_map;
+	int i, k;
+
+	fake_reset();
+	tl_reset();
+	dev = fake_dev(base, size, DMAPOOL_VFIO_QUERY_IOMMU, 0);
+	/* One 4 KiB chunk per block: 1000 chunks, two 2 MiB mappings. */
+	pool = tl_pool(dev, 4096, 0, 0);
+	cr_assert_not_null(pool);
+	for (i = 0; i < N; i++) {
+		v[i] = dmapool_alloc(pool, 0, &d[i]);
+		cr_assert_not_null(v[i], "alloc %d: %s", i,
+				   vinfo(dev).last_error_msg);
+		check_mapped_block(v[i], d[i], 4096, base, size);
+		memset(v[i], 0x5a, 4096);	/* the memory is real */
+	}
+	dmapool_get_stats(pool, &st);
+	cr_assert_geq(st.chunks, N / 2, "chunks of one or two blocks");
+	cr_assert_eq(fk.nmaps, 2, "%d mappings for %llu chunks", fk.nmaps,
+		     (unsigned long long)st.chunks);
+	for (k = 0; k < fk.nmaps; k++) {
+		cr_assert_eq(fk.maps[k].size, 2 * MIB);
+		cr_assert_eq(fk.maps[k].iova % (2 * MIB), 0);
+		cr_assert_eq((uintptr_t)fk.maps[k].vaddr % (2 * MIB), 0,
+			     "vaddr aligned like the IOVA");
+	}
+	vi = vinfo(dev);
+	cr_assert_eq(vi.chunks_mapped, 2);
+	cr_assert_eq(vi.maps, 2);
+	cr_assert_eq(vi.iova_mapped, 4 * MIB);
+	cr_assert_eq(vi.dma_avail, 65535 - 2);
+	/* Emptying the first mapping unmaps it; the second stays. */
+	first_map = fake_find(d[0])->iova;
+	for (i = 0; i < N; i++)
+		if (d[i] - first_map < 2 * MIB) {
+			dmapool_free(pool, v[i], d[i]);
+			v[i] = NULL;
+		}
+	cr_assert_eq(dmapool_shrink(pool) > 0, 1);
+	cr_assert_eq(fk.nmaps, 1, "the emptied mapping went");
+	cr_assert_null(fake_find(first_map));
+	cr_assert_eq(vinfo(dev).unmaps, 1);
+	/* The pool grows into the same IOVA again. */
+	for (i = 0; i < N; i++)
+		if (!v[i]) {
+			v[i] = dmapool_alloc(pool, 0, &d[i]);
+			cr_assert_not_null(v[i]);
+			check_mapped_block(v[i], d[i], 4096, base, size);
+		}
+	cr_assert_eq(fk.nmaps, 2);
+	cr_assert_not_null(fake_find(first_map));
+	for (i = 0; i < N; i++)
+		dmapool_free(pool, v[i], d[i]);
+	dmapool_destroy(pool);
+	vi = vinfo(dev);
+	cr_assert_eq(fk.nmaps, 0, "every mapping removed");
+	cr_assert_eq(fk.order_violations, 0, "unmapped before munmap");
+	cr_assert_eq(vi.unmaps, vi.maps);
+	cr_assert_eq(vi.chunks_mapped, 0);
+	cr_assert_eq(vi.iova_mapped, 0);
+	cr_assert_eq(vi.map_failures + vi.unmap_failures, 0);
+	cr_assert_eq(tl_cap.n, 0);
+	dmapool_dev_put(dev);
+}
+
+Test(vfio_backend, small_blocks_do_not_exhaust_the_entry_limit)
+{
+	enum { N = 2048 };
+	static void *v[N];
+	static dmapool_dma_t d[N];
+	struct dmapool_dev *dev;
+	struct dmapool *pool;
+	int i, n;
+
+	/* A container with 8 mappings left, like a busy application's. */
+	fake_reset();
+	fk.dma_avail = 8;
+	dev = fake_dev(0x10000000, 0x2000000, DMAPOOL_VFIO_QUERY_IOMMU, 0);
+	pool = tl_pool(dev, 4096, 4096, 0);
+	for (i = 0; i < N; i++) {
+		v[i] = dmapool_alloc(pool, 0, &d[i]);
+		cr_assert_not_null(v[i], "block %d: %s", i,
+				   vinfo(dev).last_error_msg);
+	}
+	cr_assert_eq(fk.nmaps, 4, "8 MiB of 4 KiB blocks in 4 mappings");
+	for (i = 0; i < N; i++)
+		dmapool_free(pool, v[i], d[i]);
+	dmapool_destroy(pool);
+	dmapool_dev_put(dev);
+
+	/* One mapping per chunk: the same pool stops at the limit. */
+	fake_reset();
+	fk.dma_avail = 8;
+	dev = fake_dev(0x10000000, 0x2000000, PER_CHUNK, 0);
+	pool = tl_pool(dev, 4096, 4096, 0);
+	for (n = 0; n < N && (v[n] = dmapool_alloc(pool, 0, &d[n])); n++)
+		;
+	cr_assert_eq(n, 8);
+	cr_assert_eq(vinfo(dev).last_error, -ENOSPC);
+	cr_assert(strstr(vinfo(dev).last_error_msg, "VFIO_IOMMU_MAP_DMA"));
+	for (i = 0; i < n; i++)
+		dmapool_free(pool, v[i], d[i]);
+	dmapool_destroy(pool);
+	cr_assert_eq(fk.nmaps, 0);
+	dmapool_dev_put(dev);
+}
+
+Test(vfio_backend, big_chunks_and_small_windows_get_mappings_of_their_size)
+{
+	struct dmapool_opts o;
+	struct dmapool_dev *dev;
+	struct dmapool *big, *small;
+	dmapool_dma_t d1, d2, d3;
+	void *v1, *v2, *v3;
+
+	fake_reset();
+	dev = fake_dev(0x20000000, 0x1000000, DMAPOOL_VFIO_QUERY_IOMMU, 0);
+	dmapool_opts_init(&o);
+	tl_opts(&o);
+	o.chunk_size = 4 * MIB;	/* bigger than a unit */
+	big = dmapool_create_opts("big", dev, 4096, 4096, 0, &o);
+	cr_assert_not_null(big);
+	cr_assert_not_null(v1 = dmapool_alloc(big, 0, &d1));
+	cr_assert_eq(fk.nmaps, 1);
+	cr_assert_eq(fake_find(d1)->size, 4 * MIB);
+	/* Small chunks share a unit of their own, not the big mapping. */
+	small = tl_pool(dev, 64, 64, 0);
+	cr_assert_not_null(v2 = dmapool_alloc(small, 0, &d2));
+	cr_assert_eq(fk.nmaps, 2);
+	cr_assert_eq(fake_find(d2)->size, 2 * MIB);
+	dmapool_free(big, v1, d1);
+	dmapool_free(small, v2, d2);
+	dmapool_destroy(big);
+	dmapool_destroy(small);
+	cr_assert_eq(fk.nmaps, 0);
+	dmapool_dev_put(dev);
+
+	/* A window of 1 MiB holds no unit: one mapping per chunk. */
+	fake_reset();
+	dev = fake_dev(0x20000000, MIB, DMAPOOL_VFIO_QUERY_IOMMU, 0);
+	small = tl_pool(dev, 4096, 0, 0);
+	cr_assert_not_null(v2 = dmapool_alloc(small, 0, &d2));
+	cr_assert_not_null(v3 = dmapool_alloc(small, 0, &d3));
+	cr_assert_eq(fk.nmaps, 2);
+	cr_assert_eq(fake_find(d2)->size, PG);
+	dmapool_free(small, v2, d2);
+	dmapool_free(small, v3, d3);
+	dmapool_destroy(small);
+	cr_assert_eq(fk.nmaps, 0);
+	dmapool_dev_put(dev);
+}
+
+/* ------------------------------------------------------------------ */
+/* Huge pages, faked: what the backend asks for and what it does.      */
+
+static struct {
+	uint64_t total, nfree;		/* what the "system" reserved */
+	int count_errno;		/* huge_count fails with this */
+	int maps;			/* huge_map calls that succeeded */
+	size_t last_len, last_align;
+} fh;
+
+static int fake_huge_count(uint64_t size, uint64_t *total, uint64_t *nfree)
+{
+	cr_assert_eq(size, 2 * MIB);
+	if (fh.count_errno)
+		return -fh.count_errno;
+	*total = fh.total;
+	*nfree = fh.nfree;
+	return 0;
+}
+
+/* Ordinary memory at a huge page alignment, as long as pages are free. */
+static void *fake_huge_map(size_t len, size_t align)
+{
+	void *p;
+
+	fh.last_len = len;
+	fh.last_align = align;
+	if (len % (2 * MIB) || len / (2 * MIB) > fh.nfree) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p = dp_user_map_aligned(len, align > 2 * MIB ? align : 2 * MIB);
+	if (p) {
+		fh.nfree -= len / (2 * MIB);
+		fh.maps++;
+	}
+	return p;
+}
+
+static const struct dp_vfio_env huge_env = {
+	.huge_size = 2 * MIB,
+	.huge_count = fake_huge_count,
+	.huge_map = fake_huge_map,
+};
+
+static int huge_dev(uint64_t base, uint64_t size, unsigned int flags,
+		    struct dmapool_dev **devp)
+{
+	struct dmapool_vfio_cfg cfg = {
+		.container_fd = FAKE_FD,
+		.flags = flags,
+		.iova_base = base,
+		.iova_size = size,
+	};
+
+	return dp_dev_vfio_create_env(&cfg, fake_ioctl, false, &huge_env,
+				      devp);
+}
+
+Test(vfio_hugepages, one_mapping_per_huge_page_chunks_inside)
+{
+	const unsigned int fl = DMAPOOL_VFIO_QUERY_IOMMU | DMAPOOL_VFIO_HUGEPAGES;
+	enum { N = 1024 };
+	static void *v[N];
+	static dmapool_dma_t d[N];
+	struct dmapool_dev *dev;
+	struct dmapool *pool;
+	struct dmapool_vfio_info vi;
+	int i, k, n;
+
+	fake_reset();
+	memset(&fh, 0, sizeof(fh));
+	fh.total = fh.nfree = 2;
+	cr_assert_eq(huge_dev(0x40000000, 0x1000000, fl, &dev), 0);
+	pool = tl_pool(dev, 2048, 2048, 0);
+	/* Two huge pages hold 2048 blocks of 2 KiB; then the pages run out. */
+	for (n = 0; n < N; n++) {
+		v[n] = dmapool_alloc(pool, 0, &d[n]);
+		cr_assert_not_null(v[n], "block %d: %s", n,
+				   vinfo(dev).last_error_msg);
+		check_mapped_block(v[n], d[n], 2048, 0x40000000, 0x1000000);
+	}
+	cr_assert_eq(fh.maps, 1, "1024 blocks of 2 KiB fill one huge page");
+	cr_assert_eq(fk.nmaps, 1);
+	for (k = 0; k < fk.nmaps; k++) {
+		cr_assert_eq(fk.maps[k].size, 2 * MIB);
+		cr_assert_eq(fk.maps[k].iova % (2 * MIB), 0);
+	}
+	for (i = 0; i < N; i++)
+		dmapool_free(pool, v[i], d[i]);
+	dmapool_destroy(pool);
+	cr_assert_eq(fk.nmaps, 0);
+	cr_assert_eq(fh.maps, 1);
+
+	/* More than the reserve: a clean NULL and an error that says why. */
+	fh.nfree = 1;
+	pool = tl_pool(dev, 4096, 4096, 0);
+	for (n = 0; n < 513; n++) {
+		v[n % N] = dmapool_alloc(pool, 0, &d[n % N]);
+		if (!v[n % N])
+			break;
+	}
+	cr_assert_eq(n, 512, "one free huge page holds 512 chunks of 4 KiB");
+	vi = vinfo(dev);
+	cr_assert_eq(vi.last_error, -ENOMEM);
+	cr_assert(strstr(vi.last_error_msg, "MAP_HUGETLB") &&
+		  strstr(vi.last_error_msg, "0 of 2 huge pages of 2048 KiB free"),
+		  "%s", vi.last_error_msg);
+	cr_assert_eq(vi.chunks_mapped, 1, "the failed mapping's IOVA went back");
+	cr_assert_eq(vi.iova_mapped, 2 * MIB);
+	for (i = 0; i < n; i++)
+		dmapool_free(pool, v[i], d[i]);
+	dmapool_destroy(pool);
+	cr_assert_eq(fk.nmaps, 0);
+	cr_assert_eq(fk.order_violations, 0);
+	dmapool_dev_put(dev);
+}
+
+Test(vfio_hugepages, big_chunks_take_several_pages_in_one_mapping)
+{
+	const unsigned int fl = DMAPOOL_VFIO_QUERY_IOMMU | DMAPOOL_VFIO_HUGEPAGES;
+	struct dmapool_opts o;
+	struct dmapool_dev *dev;
+	struct dmapool *pool;
+	dmapool_dma_t d;
+	void *v;
+
+	fake_reset();
+	memset(&fh, 0, sizeof(fh));
+	fh.total = fh.nfree = 4;
+	cr_assert_eq(huge_dev(0x40000000, 0x1000000, fl, &dev), 0);
+	dmapool_opts_init(&o);
+	tl_opts(&o);
+	o.chunk_size = 3 * MIB;		/* rounded up to two huge pages */
+	pool = dmapool_create_opts("big", dev, 4096, 4096, 0, &o);
+	cr_assert_not_null(pool);
+	cr_assert_not_null(v = dmapool_alloc(pool, 0, &d));
+	cr_assert_eq(fh.last_len, 4 * MIB);
+	cr_assert_eq(fk.nmaps, 1);
+	cr_assert_eq(fake_find(d)->size, 4 * MIB);
+	dmapool_free(pool, v, d);
+	dmapool_destroy(pool);
+	cr_assert_eq(fk.nmaps, 0);
+	dmapool_dev_put(dev);
+}
+
+Test(vfio_hugepages, create_says_when_there_are_none)
+{
+	const unsigned int fl = DMAPOOL_VFIO_QUERY_IOMMU | DMAPOOL_VFIO_HUGEPAGES;
+	struct dmapool_dev *dev;
+
+	fake_reset();
+	memset(&fh, 0, sizeof(fh));
+	/* None reserved: ENOMEM at create, not at some later alloc. */
+	cr_assert_eq(huge_dev(0x40000000, 0x1000000, fl, &dev), -ENOMEM);
+	cr_assert_null(dev);
+	/* A kernel without hugetlb (no sysfs directory for the size). */
+	fh.count_errno = ENOENT;
+	cr_assert_eq(huge_dev(0x40000000, 0x1000000, fl, &dev), -EOPNOTSUPP);
+	/* A huge page is shared by its chunks: not with one per chunk. */
+	fh.count_errno = 0;
+	fh.total = fh.nfree = 1;
+	cr_assert_eq(huge_dev(0x40000000, 0x1000000,
+			      fl | DMAPOOL_VFIO_MAP_PER_CHUNK, &dev), -EINVAL);
+	cr_assert_eq(huge_dev(0x40000000, 0x1000000, fl, &dev), 0);
+	dmapool_dev_put(dev);
+	cr_assert_eq(fk.calls_map, 0);
+}
+
+/* This machine's huge pages, through the public call. */
+Test(vfio_hugepages, the_system_reserve_is_read)
+{
+	struct dmapool_vfio_cfg cfg = {
+		.flags = DMAPOOL_VFIO_HUGEPAGES,	/* no query: no ioctl */
+		.iova_base = 0x1000000,
+		.iova_size = 0x1000000,
+	};
+	struct dmapool_dev *dev = NULL;
+	unsigned long long kb = 0, total = ~0ull;
+	char path[96], line[128];
+	FILE *f;
+	int ret;
+
+	cfg.container_fd = open("/dev/null", O_RDWR);
+	cr_assert_geq(cfg.container_fd, 0);
+	f = fopen("/proc/meminfo", "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Hugepagesize: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	cr_assert_gt(kb, 0, "Hugepagesize in /proc/meminfo");
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages", kb);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(fscanf(f, "%llu", &total), 1);
+	fclose(f);
+	ret = dmapool_dev_vfio_create(&cfg, &dev);
+	if (total)
+		cr_assert_eq(ret, 0, "%llu huge pages reserved, create: %d",
+			     total, ret);
+	else
+		cr_assert_eq(ret, -ENOMEM, "none reserved, create: %d", ret);
+	dmapool_dev_put(dev);
+	close(cfg.container_fd);
+}
+
 Test(vfio_backend, iova_is_reused_after_unmap)
 {
 	struct dmapool_dev *dev;
@@ -653,7 +1042,7 @@ Test(vfio_backend, iova_is_reused_after_unmap)
 	void *v;
 
 	fake_reset();
-	dev = fake_dev(0x3000000, 0x100000, DMAPOOL_VFIO_QUERY_IOMMU, 0);
+	dev = fake_dev(0x3000000, 0x100000, PER_CHUNK, 0);
 	pool = tl_pool(dev, 512, 0, 0);
 	v = dmapool_alloc(pool, 0, &d1);
 	cr_assert_not_null(v);
@@ -682,7 +1071,7 @@ Test(vfio_backend, window_holes_and_iommu_page_size_respected)
 	/* An IOMMU whose smallest page is 64K (like some Arm SMMUs). */
 	fake_reset();
 	fk.pgsizes = 0x10000 | 0x20000000;
-	dev = fake_dev(0xfec00000, 0x400000, DMAPOOL_VFIO_QUERY_IOMMU, 0);
+	dev = fake_dev(0xfec00000, 0x400000, PER_CHUNK, 0);
 	vi = vinfo(dev);
 	cr_assert_eq(vi.granule, 0x10000);
 	cr_assert_eq(vi.iova_usable, 0x300000, "the 1 MiB MSI hole is cut out");
@@ -727,7 +1116,7 @@ Test(vfio_backend, exhaustion_is_enospc_from_each_limit)
 
 	/* The window: two pages, one-page chunks. */
 	fake_reset();
-	dev = fake_dev(0x4000000, 2 * PG, DMAPOOL_VFIO_QUERY_IOMMU, 0);
+	dev = fake_dev(0x4000000, 2 * PG, PER_CHUNK, 0);
 	pool = tl_pool(dev, 4096, 0, 0);
 	cr_assert_not_null(v[0] = dmapool_alloc(pool, 0, &d[0]));
 	cr_assert_not_null(v[1] = dmapool_alloc(pool, 0, &d[1]));
@@ -743,7 +1132,7 @@ Test(vfio_backend, exhaustion_is_enospc_from_each_limit)
 
 	/* Our own budget: max_chunks. */
 	fake_reset();
-	dev = fake_dev(0x4000000, 0x100000, DMAPOOL_VFIO_QUERY_IOMMU, 1);
+	dev = fake_dev(0x4000000, 0x100000, PER_CHUNK, 1);
 	pool = tl_pool(dev, 4096, 0, 0);
 	cr_assert_not_null(v[0] = dmapool_alloc(pool, 0, &d[0]));
 	cr_assert_null(dmapool_alloc(pool, 0, &d[1]));
@@ -758,7 +1147,7 @@ Test(vfio_backend, exhaustion_is_enospc_from_each_limit)
 	/* The container's: dma_entry_limit, shared with the application. */
 	fake_reset();
 	fk.dma_avail = 1;
-	dev = fake_dev(0x4000000, 0x100000, DMAPOOL_VFIO_QUERY_IOMMU, 0);
+	dev = fake_dev(0x4000000, 0x100000, PER_CHUNK, 0);
 	pool = tl_pool(dev, 4096, 0, 0);
 	cr_assert_not_null(v[0] = dmapool_alloc(pool, 0, &d[0]));
 	cr_assert_null(dmapool_alloc(pool, 0, &d[1]));
@@ -784,7 +1173,7 @@ Test(vfio_backend, map_failure_is_reported_and_undone)
 	void *v;
 
 	fake_reset();
-	dev = fake_dev(0x5000000, 0x100000, DMAPOOL_VFIO_QUERY_IOMMU, 0);
+	dev = fake_dev(0x5000000, 0x100000, PER_CHUNK, 0);
 	pool = tl_pool(dev, 128, 0, 0);
 	fk.map_errno = EFAULT;
 	fk.map_fail_count = 1;
@@ -809,7 +1198,7 @@ Test(vfio_backend, map_failure_is_reported_and_undone)
 	fk.maps[0].size = PG;
 	fk.maps[0].vaddr = NULL;
 	fk.nmaps = 1;
-	dev = fake_dev(0x6000000, 0x100000, DMAPOOL_VFIO_QUERY_IOMMU, 0);
+	dev = fake_dev(0x6000000, 0x100000, PER_CHUNK, 0);
 	pool = tl_pool(dev, 128, 0, 0);
 	cr_assert_null(dmapool_alloc(pool, 0, &d));
 	cr_assert_eq(vinfo(dev).last_error, -EEXIST);
@@ -827,7 +1216,7 @@ Test(vfio_backend, failed_unmap_leaks_the_chunk_and_never_reuses_it)
 	void *v, *chunk;
 
 	fake_reset();
-	dev = fake_dev(0x7000000, 0x100000, DMAPOOL_VFIO_QUERY_IOMMU, 0);
+	dev = fake_dev(0x7000000, 0x100000, PER_CHUNK, 0);
 	pool = tl_pool(dev, 1024, 0, 0);
 	v = dmapool_alloc(pool, 0, &d1);
 	cr_assert_not_null(v);
@@ -878,7 +1267,7 @@ Test(vfio_backend, busy_destroy_keeps_chunks_mapped)
 
 	fake_reset();
 	tl_reset();
-	dev = fake_dev(0x8000000, 0x100000, DMAPOOL_VFIO_QUERY_IOMMU, 0);
+	dev = fake_dev(0x8000000, 0x100000, PER_CHUNK, 0);
 	pool = tl_pool(dev, 64, 0, 0);
 	v = dmapool_alloc(pool, 0, &d);
 	cr_assert_not_null(v);
@@ -929,7 +1318,7 @@ Test(vfio_backend, threads_share_one_dev)
 	int i;
 
 	fake_reset();
-	dev = fake_dev(0x9000000, THREADS * 6 * PG, DMAPOOL_VFIO_QUERY_IOMMU, 0);
+	dev = fake_dev(0x9000000, THREADS * 6 * PG, PER_CHUNK, 0);
 	for (i = 0; i < THREADS; i++)
 		cr_assert_eq(pthread_create(&t[i], NULL, churn, dev), 0);
 	for (i = 0; i < THREADS; i++) {

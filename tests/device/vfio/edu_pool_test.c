@@ -26,6 +26,18 @@
  *     shrink), a DMA to a released chunk's IOVA must be refused by the
  *     IOMMU (DMAR fault logged for that address) and change no memory the
  *     test can see; the IOVA is then reused for a new chunk that works.
+ *     With one mapping per chunk (DMAPOOL_VFIO_MAP_PER_CHUNK) that holds
+ *     for each chunk; with the default 2 MiB mappings, for the mapping
+ *     once its last chunk went;
+ *  6. the backend's memory sources: the default dev fits 256 one-page
+ *     chunks into one mapping where one mapping per chunk stops at the
+ *     container's dma_entry_limit; huge pages (DMAPOOL_VFIO_HUGEPAGES):
+ *     ENOMEM at create with none reserved, then (after reserving some
+ *     through /proc/sys/vm/nr_hugepages) blocks carved from one mapping
+ *     per huge page, edu DMA across two of them, a clean NULL when the
+ *     reserve is used up; a region pool (dmapool_dev_region) in a huge
+ *     page the test mapped for edu itself, edu DMA through its blocks, a
+ *     clean NULL when the region is full, every chunk back afterwards.
  *
  * Markers: "EDU-POOL: ..." lines, "EDU-POOL: FAIL ..." on any surprise,
  * "EDU-POOL SUMMARY: PASS|FAIL" at the end (exit status 0|1).
@@ -43,6 +55,7 @@
 
 #include <dmapool/dmapool.h>
 
+#include "dev_vfio.h"		/* DMAPOOL_VFIO_HUGEPAGES, _MAP_PER_CHUNK */
 #include "guest.h"
 #include "vfio_dev.h"
 #include "../edu.h"
@@ -51,10 +64,18 @@
 /* All below edu's 28-bit DMA mask. */
 #define STAGE_IOVA	0x1000000UL	/* 2 pages, the test's own */
 #define BAIT_IOVA	0x1800000UL	/* 1 page, the test's own */
-#define WIN_BASE	0x2000000UL	/* the pool's window: 16 MiB */
+#define WIN_BASE	0x2000000UL	/* the pools' windows: 16 MiB, */
 #define WIN_SIZE	0x1000000UL
+#define PC_BASE		0x2800000UL	/* the upper half one per chunk */
+#define REL_BASE	0x3000000UL	/* 4 MiB: release, default mode */
+#define REL_SIZE	0x400000UL
+#define HUGE_BASE	0x4000000UL	/* 16 MiB: huge page mappings */
+#define HUGE_SIZE	0x1000000UL
+#define REGION_IOVA	0x6000000UL	/* one huge page, the test's own */
+#define HUGE_PAGE	0x200000UL
+#define HUGE_RESERVE	4		/* huge pages the test reserves */
 #define ENTRY_LIMIT	128		/* dma_entry_limit set by the runner */
-#define MAX_CHUNKS	64
+#define MAX_CHUNKS	1024		/* 2 MiB of 2 KiB blocks, and more */
 
 struct dma_block_like {			/* what Linux >= 6.3 keeps in a
 					 * free block: a next pointer and
@@ -71,8 +92,13 @@ static struct {
 	edu_bar_t bar;
 	uint8_t *stage;			/* at STAGE_IOVA */
 	uint8_t *bait;			/* at BAIT_IOVA */
-	struct dmapool_dev *dev;
-} T = { .vd = { .container = -1, .group = -1, .device = -1 } };
+	struct dmapool_dev *dev;	/* the default: 2 MiB mappings */
+	struct dmapool_dev *pc;		/* one mapping per chunk */
+	uint64_t win_lo, win_hi;	/* where check_block wants a dma */
+} T = {
+	.vd = { .container = -1, .group = -1, .device = -1 },
+	.win_lo = WIN_BASE, .win_hi = WIN_BASE + WIN_SIZE,
+};
 
 static void say(const char *fmt, ...)
 {
@@ -207,7 +233,7 @@ static int check_block(const struct dmapool *pool, const void *v,
 		      (unsigned long long)d);
 		return -1;
 	}
-	if (d < WIN_BASE || d + st.block_size > WIN_BASE + WIN_SIZE) {
+	if (d < T.win_lo || d + st.block_size > T.win_hi) {
 		FAILF("%s: dma %#llx outside the window", what,
 		      (unsigned long long)d);
 		return -1;
@@ -395,7 +421,7 @@ static void entry_limit(void)
 	static void *v[ENTRY_LIMIT];
 	static dmapool_dma_t d[ENTRY_LIMIT];
 	struct dmapool_vfio_info vi;
-	struct dmapool *pool = dmapool_create("limit", T.dev, 4096, 0, 0);
+	struct dmapool *pool = dmapool_create("limit", T.pc, 4096, 0, 0);
 	int64_t avail;
 	int n = 0, i;
 
@@ -403,11 +429,11 @@ static void entry_limit(void)
 		FAILF("create limit pool");
 		return;
 	}
-	dmapool_dev_vfio_info(T.dev, &vi);
+	dmapool_dev_vfio_info(T.pc, &vi);
 	avail = vi.dma_avail;
 	while (n < ENTRY_LIMIT && (v[n] = dmapool_alloc(pool, 0, &d[n])))
 		n++;
-	dmapool_dev_vfio_info(T.dev, &vi);
+	dmapool_dev_vfio_info(T.pc, &vi);
 	say("dma_entry_limit: %d one-page chunks mapped with %lld mappings available, then dmapool_alloc NULL: %s (\"%s\")",
 	    n, (long long)avail, guest_errname(vi.last_error),
 	    vi.last_error_msg);
@@ -418,7 +444,7 @@ static void entry_limit(void)
 	for (i = 0; i < n; i++)
 		dmapool_free(pool, v[i], d[i]);
 	dmapool_destroy(pool);
-	dmapool_dev_vfio_info(T.dev, &vi);
+	dmapool_dev_vfio_info(T.pc, &vi);
 	if (vi.dma_avail != avail || vi.chunks_mapped != 0)
 		FAILF("entry limit: after destroy %lld available (want %lld), %llu mapped",
 		      (long long)vi.dma_avail, (long long)avail,
@@ -764,7 +790,7 @@ static int dma_to_released(uint64_t iova, const struct dmapool *const *pools,
 /* A new chunk at a released IOVA works for the device again. */
 static void reuse(const uint64_t *released, int nrel, const char *how)
 {
-	struct dmapool *pool = dmapool_create("reuse", T.dev, 2048, 0, 0);
+	struct dmapool *pool = dmapool_create("reuse", T.pc, 2048, 0, 0);
 	struct chunks cs;
 	void *v[8];
 	dmapool_dma_t d[8];
@@ -818,8 +844,8 @@ static void release_destroy(void)
 	int i, n = 0;
 
 	/* A pool that stays: its memory must not see the dead DMA. */
-	witness = dmapool_create("witness", T.dev, 1024, 0, 0);
-	pool = dmapool_create("doomed", T.dev, 1024, 0, 0);
+	witness = dmapool_create("witness", T.pc, 1024, 0, 0);
+	pool = dmapool_create("doomed", T.pc, 1024, 0, 0);
 	if (!witness || !pool) {
 		FAILF("release: create");
 		return;
@@ -841,11 +867,11 @@ static void release_destroy(void)
 	get_chunks(pool, &cs);
 	for (i = 0; i < (int)cs.n && i < MAX_CHUNKS; i++)
 		released[n++] = cs.c[i].d;
-	dmapool_dev_vfio_info(T.dev, &before);
+	dmapool_dev_vfio_info(T.pc, &before);
 	for (i = 0; i < 8; i++)
 		dmapool_free(pool, v[i], d[i]);
 	dmapool_destroy(pool);
-	dmapool_dev_vfio_info(T.dev, &after);
+	dmapool_dev_vfio_info(T.pc, &after);
 	say("destroy: pool of %d chunks destroyed: backend unmapped %llu chunks (VFIO_IOMMU_UNMAP_DMA), %llu still mapped",
 	    n, (unsigned long long)(after.unmaps - before.unmaps),
 	    (unsigned long long)after.chunks_mapped);
@@ -877,7 +903,7 @@ static void release_shrink(void)
 
 	dmapool_opts_init(&o);
 	o.reserve_chunks = 0;
-	pool = dmapool_create_opts("shrink", T.dev, 1024, 0, 0, &o);
+	pool = dmapool_create_opts("shrink", T.pc, 1024, 0, 0, &o);
 	if (!pool) {
 		FAILF("shrink: create");
 		return;
@@ -928,13 +954,304 @@ static void release_shrink(void)
 }
 #endif
 
+/* ---- 6: memory sources ------------------------------------------- */
+
+/* The same one-page chunks on the default dev: they share mappings. */
+static void entry_limit_default(void)
+{
+	enum { N = 2 * ENTRY_LIMIT };
+	static void *v[N];
+	static dmapool_dma_t d[N];
+	struct dmapool_vfio_info before, vi;
+	struct dmapool *pool = dmapool_create("limit-default", T.dev, 4096, 0, 0);
+	int n = 0, i;
+
+	if (!pool) {
+		FAILF("create limit-default pool");
+		return;
+	}
+	dmapool_dev_vfio_info(T.dev, &before);
+	while (n < N && (v[n] = dmapool_alloc(pool, 0, &d[n])))
+		n++;
+	dmapool_dev_vfio_info(T.dev, &vi);
+	say("dma_entry_limit: %d one-page chunks on the default dev took %llu mapping(s) of %llu KiB (%lld of %d mappings left), where one mapping per chunk stopped at %d",
+	    n, (unsigned long long)(vi.chunks_mapped - before.chunks_mapped),
+	    (unsigned long long)((vi.iova_mapped - before.iova_mapped) >> 10),
+	    (long long)vi.dma_avail, ENTRY_LIMIT, ENTRY_LIMIT - 2);
+	if (n != N || vi.chunks_mapped - before.chunks_mapped != 1 ||
+	    vi.iova_mapped - before.iova_mapped != 2 << 20 ||
+	    before.dma_avail - vi.dma_avail != 1)
+		FAILF("default dev: %d chunks, %llu new mappings", n,
+		      (unsigned long long)(vi.chunks_mapped - before.chunks_mapped));
+	for (i = 0; i < n; i++)
+		if (check_block(pool, v[i], d[i], 4096, "limit-default"))
+			break;
+	for (i = 0; i < n; i++)
+		dmapool_free(pool, v[i], d[i]);
+	dmapool_destroy(pool);
+	dmapool_dev_vfio_info(T.dev, &vi);
+	if (vi.chunks_mapped != before.chunks_mapped)
+		FAILF("default dev: the mapping stayed after destroy");
+}
+
+/*
+ * Default mode: chunks of one pool share a mapping; it goes when its last
+ * chunk goes, and then the device cannot reach it.
+ */
+static void release_default(void)
+{
+	struct dmapool_dev *dev = dmapool_dev_vfio(T.vd.container, REL_BASE,
+						   REL_SIZE);
+	struct dmapool_vfio_info vi;
+	struct dmapool *witness, *pool;
+	const struct dmapool *alive[1];
+	uint64_t iova;
+	void *v[8], *w;
+	dmapool_dma_t d[8], dw;
+	int i;
+
+	if (!dev) {
+		FAILF("release-default: dmapool_dev_vfio: %s", strerror(errno));
+		return;
+	}
+	witness = dmapool_create("witness", T.dev, 1024, 0, 0);
+	pool = dmapool_create("doomed", dev, 1024, 0, 0);
+	w = witness ? dmapool_zalloc(witness, 0, &dw) : NULL;
+	for (i = 0; pool && i < 8; i++)
+		if (!(v[i] = dmapool_alloc(pool, 0, &d[i])))
+			break;
+	if (!w || i < 8) {
+		FAILF("release-default: alloc");
+		return;
+	}
+	dmapool_dev_vfio_info(dev, &vi);
+	iova = d[7] & ~(PAGE - 1);
+	if (vi.chunks_mapped != 1 ||
+	    roundtrip(v[0], d[0], v[7], d[7], 0, 1024, 5))
+		FAILF("release-default: %llu mappings for 2 chunks, or no DMA",
+		      (unsigned long long)vi.chunks_mapped);
+	for (i = 0; i < 8; i++)
+		dmapool_free(pool, v[i], d[i]);
+	dmapool_destroy(pool);
+	dmapool_dev_vfio_info(dev, &vi);
+	say("release-default: pool of 8 blocks in 2 chunks of one 2 MiB mapping destroyed: %llu unmap(s), %llu mappings left",
+	    (unsigned long long)vi.unmaps,
+	    (unsigned long long)vi.chunks_mapped);
+	if (vi.unmaps != 1 || vi.chunks_mapped)
+		FAILF("release-default: the emptied mapping was not removed");
+	alive[0] = witness;
+	dma_to_released(iova, alive, 1, "release-default");
+	if (!all_bytes(w, 1024, 0))
+		FAILF("release-default: the witness block changed");
+	dmapool_free(witness, w, dw);
+	dmapool_destroy(witness);
+	dmapool_dev_put(dev);
+}
+
+static int set_nr_hugepages(unsigned int n)
+{
+	FILE *f = fopen("/proc/sys/vm/nr_hugepages", "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fprintf(f, "%u\n", n) < 0 ? -EIO : 0;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+/* HugePages_Total and _Free from /proc/meminfo. */
+static void huge_counts(long *total, long *nfree)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+
+	*total = *nfree = -1;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "HugePages_Total: %ld", total);
+		sscanf(line, "HugePages_Free: %ld", nfree);
+	}
+	fclose(f);
+}
+
+static void hugepages(void)
+{
+	struct dmapool_vfio_cfg cfg = {
+		.container_fd = T.vd.container,
+		.flags = DMAPOOL_VFIO_QUERY_IOMMU | DMAPOOL_VFIO_HUGEPAGES,
+		.iova_base = HUGE_BASE,
+		.iova_size = HUGE_SIZE,
+	};
+	enum { PER = HUGE_PAGE / 2048, MAXB = HUGE_RESERVE * PER + 1 };
+	static void *v[MAXB];
+	static dmapool_dma_t d[MAXB];
+	struct dmapool_vfio_info vi;
+	struct dmapool_dev *dev;
+	struct dmapool *pool;
+	long total, nfree, nfree0;
+	int ret, n, i;
+
+	if (set_nr_hugepages(0))
+		FAILF("hugepages: cannot write /proc/sys/vm/nr_hugepages");
+	huge_counts(&total, &nfree);
+	ret = dmapool_dev_vfio_create(&cfg, &dev);
+	say("hugepages: %ld reserved -> dmapool_dev_vfio_create(DMAPOOL_VFIO_HUGEPAGES) %s",
+	    total, guest_errname(ret));
+	if (total != 0 || ret != -ENOMEM) {
+		FAILF("hugepages: with none reserved expected ENOMEM");
+		if (!ret)
+			dmapool_dev_put(dev);
+	}
+	ret = set_nr_hugepages(HUGE_RESERVE);
+	huge_counts(&total, &nfree0);
+	if (ret || total != HUGE_RESERVE || nfree0 != HUGE_RESERVE) {
+		FAILF("hugepages: could not reserve %d huge pages (%ld, %ld free)",
+		      HUGE_RESERVE, total, nfree0);
+		return;
+	}
+	ret = dmapool_dev_vfio_create(&cfg, &dev);
+	if (ret) {
+		FAILF("hugepages: create with %ld reserved: %s", total,
+		      guest_errname(ret));
+		return;
+	}
+	T.win_lo = HUGE_BASE;
+	T.win_hi = HUGE_BASE + HUGE_SIZE;
+	pool = dmapool_create("huge", dev, 2048, 2048, 0);
+	/* One huge page and one block of the next. */
+	for (n = 0; pool && n < PER + 1; n++) {
+		v[n] = dmapool_alloc(pool, 0, &d[n]);
+		if (!v[n] || check_block(pool, v[n], d[n], 2048, "huge"))
+			break;
+	}
+	dmapool_dev_vfio_info(dev, &vi);
+	huge_counts(&total, &nfree);
+	if (n != PER + 1 || vi.chunks_mapped != 2 ||
+	    vi.iova_mapped != 2 * HUGE_PAGE || nfree0 - nfree != 2) {
+		FAILF("hugepages: %d blocks, %llu mappings, %llu bytes mapped, %ld huge pages taken: %s",
+		      n, (unsigned long long)vi.chunks_mapped,
+		      (unsigned long long)vi.iova_mapped, nfree0 - nfree,
+		      vi.last_error_msg);
+	} else if (!roundtrip(v[0], d[0], v[PER], d[PER], 512, 2048, 9) &&
+		   !roundtrip(v[PER], d[PER], v[PER / 2], d[PER / 2], 0, 2048,
+			      11)) {
+		say("hugepages: %d blocks of 2 KiB in %llu mappings of one 2 MiB huge page each (iova %#llx, %#llx), %ld huge pages taken; edu DMA from one huge page into the other and back: data OK (HUGEPAGES OK)",
+		    n, (unsigned long long)vi.chunks_mapped,
+		    (unsigned long long)(d[0] & ~(HUGE_PAGE - 1)),
+		    (unsigned long long)(d[PER] & ~(HUGE_PAGE - 1)),
+		    nfree0 - nfree);
+	}
+	/* Use up the reserve: then a clean NULL and an error that says so. */
+	while (pool && n < MAXB && (v[n] = dmapool_alloc(pool, 0, &d[n])))
+		n++;
+	dmapool_dev_vfio_info(dev, &vi);
+	say("hugepages: reserve used up after %d blocks: dmapool_alloc NULL, %s (\"%s\")",
+	    n, guest_errname(vi.last_error), vi.last_error_msg);
+	if (n != HUGE_RESERVE * PER || vi.last_error != -ENOMEM ||
+	    !strstr(vi.last_error_msg, "MAP_HUGETLB"))
+		FAILF("hugepages: %d blocks before NULL, want %d", n,
+		      HUGE_RESERVE * PER);
+	for (i = 0; i < n; i++)
+		dmapool_free(pool, v[i], d[i]);
+	dmapool_destroy(pool);
+	dmapool_dev_vfio_info(dev, &vi);
+	huge_counts(&total, &nfree);
+	if (vi.chunks_mapped || vi.unmaps != vi.maps || nfree != nfree0)
+		FAILF("hugepages: after destroy %llu mappings, %ld of %ld huge pages free",
+		      (unsigned long long)vi.chunks_mapped, nfree, nfree0);
+	dmapool_dev_put(dev);
+	T.win_lo = WIN_BASE;
+	T.win_hi = WIN_BASE + WIN_SIZE;
+}
+
+/*
+ * A region: a huge page the test maps for edu itself (as an application
+ * with its own DMA memory does), handed to dmapool_dev_region.
+ */
+static void region_pool(void)
+{
+	enum { N = HUGE_PAGE / 256 + 1 };
+	static void *v[N];
+	static dmapool_dma_t d[N];
+	struct dmapool_dev *dev;
+	struct dmapool *pool;
+	struct dmapool_stats st;
+	uint8_t *mem;
+	uint64_t unmapped = 0;
+	int n = 0, i, bad = 0;
+
+	mem = mmap(NULL, HUGE_PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (mem == MAP_FAILED) {
+		FAILF("region: mmap(MAP_HUGETLB): %s", strerror(errno));
+		return;
+	}
+	memset(mem, 0xee, HUGE_PAGE);
+	if (vfio_dma_map(&T.vd, mem, REGION_IOVA, HUGE_PAGE,
+			 VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE)) {
+		FAILF("region: %s", vfio_last_error());
+		munmap(mem, HUGE_PAGE);
+		return;
+	}
+	dev = dmapool_dev_region(mem, REGION_IOVA, HUGE_PAGE);
+	pool = dev ? dmapool_create("region", dev, 256, 256, 0) : NULL;
+	if (!pool) {
+		FAILF("region: dmapool_dev_region/create: %s", strerror(errno));
+		goto out;
+	}
+	T.win_lo = REGION_IOVA;
+	T.win_hi = REGION_IOVA + HUGE_PAGE;
+	while (n < N && (v[n] = dmapool_alloc(pool, 0, &d[n]))) {
+		if (check_block(pool, v[n], d[n], 256, "region") ||
+		    d[n] - REGION_IOVA != (uint64_t)((uint8_t *)v[n] - mem))
+			bad++;
+		n++;
+	}
+	dmapool_get_stats(pool, &st);
+	if (n != HUGE_PAGE / 256 || bad || st.dma_bytes != HUGE_PAGE)
+		FAILF("region: %d blocks (want %lu), %d bad, %llu bytes held",
+		      n, HUGE_PAGE / 256, bad,
+		      (unsigned long long)st.dma_bytes);
+	else if (!roundtrip(v[0], d[0], v[n - 1], d[n - 1], 64, 256, 13) &&
+		 !roundtrip(v[n / 2], d[n / 2], v[1], d[1], 300, 256, 17))
+		say("region: a huge page mapped by the test at iova %#lx, %d blocks of 256 bytes carved from it (every one inside, vaddr and dma at the same offset), then dmapool_alloc NULL; edu DMA between its first, middle and last blocks: data OK (REGION OK)",
+		    REGION_IOVA, n);
+	if (st.violations)
+		FAILF("region: %llu reports", (unsigned long long)st.violations);
+	for (i = 0; i < n; i++)
+		dmapool_free(pool, v[i], d[i]);
+	dmapool_destroy(pool);
+	/* Every chunk went back: a new pool gets the whole region again. */
+	pool = dmapool_create("region2", dev, 4096, 4096, 0);
+	for (n = 0; pool && n < N && (v[n] = dmapool_alloc(pool, 0, &d[n])); n++)
+		;
+	say("region: after destroy a new pool of 4 KiB blocks got %d blocks from the region", n);
+	if (n != HUGE_PAGE / 4096)
+		FAILF("region: chunks did not all come back (%d of %lu)", n,
+		      HUGE_PAGE / 4096);
+	for (i = 0; i < n; i++)
+		dmapool_free(pool, v[i], d[i]);
+	dmapool_destroy(pool);
+out:
+	dmapool_dev_put(dev);
+	T.win_lo = WIN_BASE;
+	T.win_hi = WIN_BASE + WIN_SIZE;
+	if (vfio_dma_unmap(&T.vd, REGION_IOVA, HUGE_PAGE, &unmapped) ||
+	    unmapped != HUGE_PAGE)
+		FAILF("region: unmap: %s", vfio_last_error());
+	munmap(mem, HUGE_PAGE);
+}
+
 /* ---- main --------------------------------------------------------- */
 
-static void show_info(const char *when)
+static void show_info(struct dmapool_dev *dev, const char *when)
 {
 	struct dmapool_vfio_info vi;
 
-	if (dmapool_dev_vfio_info(T.dev, &vi)) {
+	if (dmapool_dev_vfio_info(dev, &vi)) {
 		FAILF("dmapool_dev_vfio_info");
 		return;
 	}
@@ -960,13 +1277,28 @@ int main(void)
 	if (setup())
 		goto out;
 	backend_errors();
-	T.dev = dmapool_dev_vfio(T.vd.container, WIN_BASE, WIN_SIZE);
-	if (!T.dev) {
+	T.dev = dmapool_dev_vfio(T.vd.container, WIN_BASE, PC_BASE - WIN_BASE);
+	{
+		struct dmapool_vfio_cfg cfg = {
+			.container_fd = T.vd.container,
+			.flags = DMAPOOL_VFIO_QUERY_IOMMU |
+				 DMAPOOL_VFIO_MAP_PER_CHUNK,
+			.iova_base = PC_BASE,
+			.iova_size = WIN_BASE + WIN_SIZE - PC_BASE,
+		};
+		int ret = dmapool_dev_vfio_create(&cfg, &T.pc);
+
+		if (ret)
+			errno = -ret;
+	}
+	if (!T.dev || !T.pc) {
 		FAILF("dmapool_dev_vfio: %s", strerror(errno));
 		goto out;
 	}
-	show_info("created");
+	show_info(T.dev, "created (default)");
+	show_info(T.pc, "created (one mapping per chunk)");
 	entry_limit();
+	entry_limit_default();
 	roundtrips();
 	hostile(0);
 	if (hostile(1))
@@ -977,12 +1309,20 @@ int main(void)
 #else
 	say("shrink variant off (no dmapool_shrink in this build; destroy covers release)");
 #endif
-	show_info("at the end");
-	dmapool_dev_vfio_info(T.dev, &vi);
+	release_default();
+	hugepages();
+	region_pool();
+	show_info(T.dev, "at the end (default)");
+	show_info(T.pc, "at the end (one mapping per chunk)");
+	dmapool_dev_vfio_info(T.pc, &vi);
 	/* entry_limit's ENOSPC is the one expected map failure. */
 	if (vi.chunks_mapped || vi.unmap_failures || vi.leaked_bytes ||
 	    vi.map_failures != 1 || vi.maps != vi.unmaps)
-		FAILF("backend accounting at the end");
+		FAILF("backend accounting at the end (one mapping per chunk)");
+	dmapool_dev_vfio_info(T.dev, &vi);
+	if (vi.chunks_mapped || vi.unmap_failures || vi.leaked_bytes ||
+	    vi.map_failures || vi.maps != vi.unmaps)
+		FAILF("backend accounting at the end (default)");
 	faults = guest_kmsg_count("DMAR: [DMA");
 	say("DMAR faults logged: %d, provoked: %d", faults, faults_provoked);
 	if (faults != faults_provoked)
@@ -990,6 +1330,7 @@ int main(void)
 		      faults_provoked);
 out:
 	dmapool_dev_put(T.dev);
+	dmapool_dev_put(T.pc);
 	vfio_bus_master(&T.vd, 0);
 	vfio_dev_close(&T.vd);
 	printf("EDU-POOL SUMMARY: %s\n", fails ? "FAIL" : "PASS");
