@@ -30,9 +30,12 @@
  *   FAIL       f u8: chunk allocations fail or come back misaligned, a
  *              host allocation fails (see op_fail)
  *
- * Device offsets address the concatenation of every chunk of every live
- * pool (found with the adapter's walk), modulo its length; a write stops at
- * the end of its chunk.
+ * The DEV_* ops are the hostile-device library's actions of the same names
+ * (<dmapool/fuzz.h>, DMAPOOL_FUZZ_WRITE ... DMAPOOL_FUZZ_POKE), with its
+ * encodings: one device model for this harness and for users' own.  Device
+ * offsets address the concatenation of every chunk of every live pool
+ * (found with the adapter's walk, in slot order), modulo its length; a
+ * write stops at the end of its chunk.
  *
  * After every op the model is compared with the allocator: every block
  * handed out lies in a chunk of its pool, is aligned in vaddr and dma,
