@@ -102,7 +102,8 @@ void dmapool_fuzz_cfg_init(struct dmapool_fuzz_cfg *cfg)
 	cfg->trace = t && *t && strcmp(t, "0");
 }
 
-struct dmapool_fuzz_dev *dmapool_fuzz_dev_new(const struct dmapool_fuzz_cfg *cfg)
+struct dmapool_fuzz_dev *
+dmapool_fuzz_dev_new(const struct dmapool_fuzz_cfg *cfg)
 {
 	struct dmapool_fuzz_dev *d = calloc(1, sizeof(*d));
 	unsigned int i, mask;
@@ -901,8 +902,9 @@ void dmapool_fuzz_dev_do(struct dmapool_fuzz_dev *d,
 			 enum dmapool_fuzz_action action,
 			 struct dmapool_fuzz_in *in)
 {
-	static void (*const fn[DMAPOOL_FUZZ_ACTIONS])(struct dmapool_fuzz_dev *,
-						      struct dmapool_fuzz_in *) = {
+	typedef void (*action_fn)(struct dmapool_fuzz_dev *,
+				  struct dmapool_fuzz_in *);
+	static const action_fn fn[DMAPOOL_FUZZ_ACTIONS] = {
 		do_write, do_fill, do_copy, do_add, do_smash, do_poke,
 		do_owned_write, do_owned_value, do_owned_bus, do_overrun,
 		do_bus_write, do_flip,

@@ -134,12 +134,14 @@ enum dmapool_fuzz_action {
 	DMAPOOL_FUZZ_SMASH,	/* mode u8 (bit 0: all memory, else free memory
 				 * only), seed u8: pseudo-random bytes, at most
 				 * cfg.smash_budget of them */
-	DMAPOOL_FUZZ_POKE,	/* recent u8, off u8, len u8 (mod 17), len bytes:
-				 * into the recent-th most recently freed block,
-				 * where an embedded free list keeps its links */
+	DMAPOOL_FUZZ_POKE,	/* recent u8, off u8, len u8 (mod 17), len
+				 * bytes: into the recent-th most recently
+				 * freed block, where an embedded free list
+				 * keeps its links */
 	DMAPOOL_FUZZ_OWNED_WRITE, /* region u8, off u16, len u8, len bytes */
-	DMAPOOL_FUZZ_OWNED_VALUE, /* region u8, off u16, kind u8 [, value u64]:
-				 * an interesting integer (DMAPOOL_FUZZ_VAL_*) */
+	DMAPOOL_FUZZ_OWNED_VALUE, /* region u8, off u16, kind u8 [, value
+				 * u64]: an interesting integer
+				 * (DMAPOOL_FUZZ_VAL_*) */
 	DMAPOOL_FUZZ_OWNED_BUS,	/* region u8, off u16, target u8, delta u16
 				 * (signed): a forged 64-bit bus address
 				 * (DMAPOOL_FUZZ_BUS_*) stored at off */
@@ -210,7 +212,8 @@ struct dmapool_fuzz_cfg {
 void dmapool_fuzz_cfg_init(struct dmapool_fuzz_cfg *cfg);
 /* A device (NULL @cfg: the defaults); NULL when out of memory.  It starts
  * switched off when DMAPOOL_FUZZ_OFF=1 is in the environment. */
-struct dmapool_fuzz_dev *dmapool_fuzz_dev_new(const struct dmapool_fuzz_cfg *cfg);
+struct dmapool_fuzz_dev *
+dmapool_fuzz_dev_new(const struct dmapool_fuzz_cfg *cfg);
 void dmapool_fuzz_dev_free(struct dmapool_fuzz_dev *dev);
 /* Start an input: no memory, no regions, no blocks, counters zeroed. */
 void dmapool_fuzz_dev_reset(struct dmapool_fuzz_dev *dev);
