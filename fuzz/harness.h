@@ -22,48 +22,38 @@
 #include <stdint.h>
 
 #include <dmapool/dmapool.h>
+#include <dmapool/fuzz.h>
 
 /* ------------------------------------------------------------------ */
 /* Input: a byte stream that reads as zeros once it runs out, so every  */
-/* input is a valid program.                                            */
+/* input is a valid program.  The hostile-device library's reader, so   */
+/* the ops harness hands its input to the device as it goes.            */
 
-struct dpf_in {
-	const uint8_t *p;
-	size_t n;
-};
+#define dpf_in dmapool_fuzz_in
 
 static inline bool dpf_more(const struct dpf_in *in)
 {
-	return in->n > 0;
+	return dmapool_fuzz_more(in);
 }
 
 static inline uint8_t dpf_u8(struct dpf_in *in)
 {
-	if (!in->n)
-		return 0;
-	in->n--;
-	return *in->p++;
+	return dmapool_fuzz_u8(in);
 }
 
 static inline uint16_t dpf_u16(struct dpf_in *in)
 {
-	uint16_t lo = dpf_u8(in);
-
-	return (uint16_t)(lo | (uint16_t)dpf_u8(in) << 8);
+	return dmapool_fuzz_u16(in);
 }
 
 static inline uint32_t dpf_u32(struct dpf_in *in)
 {
-	uint32_t lo = dpf_u16(in);
-
-	return lo | (uint32_t)dpf_u16(in) << 16;
+	return dmapool_fuzz_u32(in);
 }
 
 static inline uint64_t dpf_u64(struct dpf_in *in)
 {
-	uint64_t lo = dpf_u32(in);
-
-	return lo | (uint64_t)dpf_u32(in) << 32;
+	return dmapool_fuzz_u64(in);
 }
 
 /* ------------------------------------------------------------------ */

@@ -30,9 +30,12 @@
  *   FAIL       f u8: chunk allocations fail or come back misaligned, a
  *              host allocation fails (see op_fail)
  *
- * Device offsets address the concatenation of every chunk of every live
- * pool (found with the adapter's walk), modulo its length; a write stops at
- * the end of its chunk.
+ * The DEV_* ops are the hostile-device library's actions of the same names
+ * (<dmapool/fuzz.h>, DMAPOOL_FUZZ_WRITE ... DMAPOOL_FUZZ_POKE), with its
+ * encodings: one device model for this harness and for users' own.  Device
+ * offsets address the concatenation of every chunk of every live pool
+ * (found with the adapter's walk, in slot order), modulo its length; a
+ * write stops at the end of its chunk.
  *
  * After every op the model is compared with the allocator: every block
  * handed out lies in a chunk of its pool, is aligned in vaddr and dma,
@@ -54,6 +57,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include <dmapool/fuzz.h>
 
 enum {
 	OP_CREATE, OP_DESTROY, OP_ALLOC, OP_FREE, OP_ALLOC_N, OP_FREE_N,
@@ -72,7 +76,6 @@ static const char *const op_names[OP_COUNT] = {
 #define MAX_POOLS	4
 #define MAX_LIVE	2048
 #define RING		64
-#define MAX_VIEW	DPF_ARENA_CHUNKS
 #define MAX_CAPTURE	16
 #define MAX_SERIAL	16384
 #define SMASH_BUDGET	(256u << 10)	/* bytes a smash writes */
@@ -116,12 +119,6 @@ struct gone {
 	bool by_handle;
 };
 
-struct view {
-	uint8_t *va;
-	uint64_t dma;
-	size_t len;
-};
-
 /* What the op about to run must report. */
 struct expect {
 	unsigned int n;			/* 0 or 1 */
@@ -153,9 +150,7 @@ static struct world {
 	struct gone ring[RING];
 	unsigned int ring_head, ring_len;
 	uint8_t tag;
-	struct view view[MAX_VIEW];
-	size_t nview;
-	uint64_t view_len;
+	struct dmapool_fuzz_dev *dev;	/* the hostile device */
 	uint8_t touched[MAX_SERIAL];	/* chunk serial the device wrote */
 	struct dpf_report cap[MAX_CAPTURE];
 	unsigned int ncap;
@@ -725,8 +720,10 @@ static void destroy_slot(struct slot *s)
 	dpf_arena_orphan(s->id);
 	/* Its live blocks are leaked on purpose: forget them. */
 	for (i = W.nlive; i-- > 0;)
-		if (W.live[i].slot == s - W.s)
+		if (W.live[i].slot == s - W.s) {
+			dmapool_fuzz_dev_forget(W.dev, W.live[i].v);
 			live_remove(i);
+		}
 	s->h = NULL;
 }
 
@@ -844,6 +841,7 @@ static bool do_alloc(struct slot *s, uint8_t mode)
 	l.tag = ++W.tag;
 	memset(l.v, l.tag, l.len);
 	live_insert(&l);
+	dmapool_fuzz_dev_alloced(W.dev, l.v, l.dma, l.len);
 	s->live++;
 	dpf_log("  alloc %s -> %p dma %#llx%s", s->name, (void *)l.v,
 		(unsigned long long)l.dma, by_handle ? " (handle)" : "");
@@ -888,6 +886,7 @@ static void do_free(size_t i, bool by_handle)
 		W.a->free(s->h, l.v, l.dma);
 	settle(&e);
 	ring_push(&l, s->id);
+	dmapool_fuzz_dev_freed(W.dev, l.v);
 }
 
 static void op_free(struct dpf_in *in)
@@ -928,220 +927,40 @@ static void op_free_n(struct dpf_in *in)
 }
 
 /* ------------------------------------------------------------------ */
-/* The device.                                                         */
+/* The device: the hostile-device library (dmapool/fuzz.h), the same    */
+/* one users' harnesses get.  Its memory is every chunk of every live   */
+/* pool, in slot order; it learns the model's live and freed blocks.    */
 
-static void view_add(void *vaddr, dmapool_dma_t dma, size_t len, void *ctx)
-{
-	(void)ctx;
-	if (W.nview == MAX_VIEW)
-		return;
-	W.view[W.nview].va = vaddr;
-	W.view[W.nview].dma = dma;
-	W.view[W.nview].len = len;
-	W.nview++;
-	W.view_len += len;
-}
-
-/* Every chunk of every live pool, as the device sees them. */
-static void build_view(void)
+static void walk_pools(void *src, dmapool_chunk_fn fn, void *ctx)
 {
 	int i;
 
-	W.nview = 0;
-	W.view_len = 0;
+	(void)src;
 	for (i = 0; i < MAX_POOLS; i++)
 		if (W.s[i].h)
-			W.a->walk(W.s[i].h, view_add, NULL);
-}
-
-/* Where device offset @off lands; *room is what is left of its chunk. */
-static uint8_t *view_addr(uint32_t off, size_t *room)
-{
-	uint64_t o = off % W.view_len;
-	size_t i;
-
-	for (i = 0; o >= W.view[i].len; i++)
-		o -= W.view[i].len;
-	*room = W.view[i].len - o;
-	return W.view[i].va + o;
+			W.a->walk(W.s[i].h, fn, ctx);
 }
 
 /*
- * The device is about to write [p, p + len): note it in the model.  False
- * when the device is switched off (DPF_NO_DEVICE=1: the input is decoded
- * the same, its device ops do nothing), which is how the teeth test shows
- * that a finding against a baseline is the device's doing.
+ * The device is about to write [p, p + len): note it in the model.  The
+ * device is off with DPF_NO_DEVICE=1 (the input is decoded the same, its
+ * device ops do nothing), which is how the teeth test shows that a finding
+ * against a baseline is the device's doing.
  */
-static bool device_wrote(uint8_t *p, size_t len)
+static bool device_wrote(void *ctx, void *addr, size_t len)
 {
-	const struct dpf_chunk *c = dpf_arena_find(p);
+	const struct dpf_chunk *c = dpf_arena_find(addr);
 
-	if (W.no_device)
-		return false;
+	(void)ctx;
 	if (c && c->serial < MAX_SERIAL)
 		W.touched[c->serial] = 1;
-	dirty_range(p, len);
+	dirty_range(addr, len);
 	return true;
 }
 
-static void op_dev_write(struct dpf_in *in)
+static void op_device(enum dmapool_fuzz_action a, struct dpf_in *in)
 {
-	uint32_t off = dpf_u32(in);
-	size_t len = dpf_u8(in), room, i;
-	uint8_t *p;
-
-	build_view();
-	if (!W.view_len) {
-		while (len--)
-			dpf_u8(in);
-		return;
-	}
-	p = view_addr(off, &room);
-	if (len > room)
-		len = room;
-	if (!device_wrote(p, len)) {
-		while (len--)
-			dpf_u8(in);
-		return;
-	}
-	for (i = 0; i < len; i++)
-		p[i] = dpf_u8(in);
-}
-
-static void op_dev_fill(struct dpf_in *in)
-{
-	uint32_t off = dpf_u32(in);
-	size_t len = dpf_u16(in), room;
-	uint8_t byte = dpf_u8(in), *p;
-
-	build_view();
-	if (!W.view_len)
-		return;
-	p = view_addr(off, &room);
-	if (len > room)
-		len = room;
-	if (device_wrote(p, len))
-		memset(p, byte, len);
-}
-
-static void op_dev_copy(struct dpf_in *in)
-{
-	uint32_t src = dpf_u32(in), dst = dpf_u32(in);
-	size_t len = dpf_u16(in), room;
-	uint8_t *s, *d;
-
-	build_view();
-	if (!W.view_len)
-		return;
-	s = view_addr(src, &room);
-	if (len > room)
-		len = room;
-	d = view_addr(dst, &room);
-	if (len > room)
-		len = room;
-	if (device_wrote(d, len))
-		memmove(d, s, len);
-}
-
-static void op_dev_add(struct dpf_in *in)
-{
-	uint32_t off = dpf_u32(in);
-	int16_t delta = (int16_t)dpf_u16(in);
-	size_t room;
-	uint64_t x;
-	uint8_t *p;
-
-	build_view();
-	if (!W.view_len)
-		return;
-	p = view_addr(off, &room);
-	if (room < 8)
-		p -= 8 - room;
-	if (!device_wrote(p, 8))
-		return;
-	memcpy(&x, p, 8);
-	x += (uint64_t)(int64_t)delta;
-	memcpy(p, &x, 8);
-}
-
-static uint8_t xorshift8(uint64_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return (uint8_t)(*x >> 32);
-}
-
-/* Random bytes over [p, end) except where live blocks are. */
-static void smash_gaps(uint8_t *p, uint8_t *end, uint64_t *x)
-{
-	size_t k = live_lower(p);
-
-	if (k > 0 && W.live[k - 1].v + W.live[k - 1].len > p)
-		p = W.live[k - 1].v + W.live[k - 1].len;
-	while (p < end) {
-		uint8_t *stop = k < W.nlive && W.live[k].v < end ?
-				W.live[k].v : end;
-
-		if (stop > p && device_wrote(p, (size_t)(stop - p)))
-			for (; p < stop; p++)
-				*p = xorshift8(x);
-		if (stop == end)
-			break;
-		p = W.live[k].v + W.live[k].len;
-		k++;
-	}
-}
-
-static void op_dev_smash(struct dpf_in *in)
-{
-	uint8_t mode = dpf_u8(in);
-	uint64_t x = 0x9e3779b97f4a7c15ull ^ dpf_u8(in);
-	size_t i, j, budget = SMASH_BUDGET;
-
-	build_view();
-	if (W.no_device)
-		return;
-	for (i = 0; i < W.nview && budget; i++) {
-		size_t len = W.view[i].len < budget ? W.view[i].len : budget;
-		uint8_t *p = W.view[i].va;
-
-		budget -= len;
-		if (mode & 1) {
-			device_wrote(p, len);
-			for (j = 0; j < len; j++)
-				p[j] = xorshift8(&x);
-			continue;
-		}
-		/* Free memory only: the gaps between the driver's blocks. */
-		smash_gaps(p, p + len, &x);
-	}
-}
-
-static void op_dev_poke(struct dpf_in *in)
-{
-	unsigned int k = dpf_u8(in);
-	size_t off = dpf_u8(in), len = dpf_u8(in) % 17, i;
-	const struct dpf_chunk *c;
-	struct gone *g;
-	uint8_t buf[16], *p;
-
-	for (i = 0; i < len; i++)
-		buf[i] = dpf_u8(in);
-	if (!W.ring_len)
-		return;
-	g = ring_recent(k % W.ring_len);
-	c = dpf_arena_find(g->v);
-	/* Only memory that still belongs to a live pool is device memory. */
-	if (!c || c->owner < 0 || !slot_by_id(c->owner))
-		return;
-	p = g->v + off;
-	if (p >= c->va + c->len)
-		return;
-	if (len > (size_t)(c->va + c->len - p))
-		len = (size_t)(c->va + c->len - p);
-	if (device_wrote(p, len))
-		memcpy(p, buf, len);
+	dmapool_fuzz_dev_do(W.dev, a, in);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1512,12 +1331,26 @@ static void capture_global(const struct dpf_report *r, void *ctx)
 static void world_init(const struct dpf_adapter *a)
 {
 	static const struct dpf_adapter *inited;
+	static struct dmapool_fuzz_dev *dev;
+	struct dmapool_fuzz_cfg cfg;
 
 	dpf_env_init();
 	dpf_arena_init();
 	if (inited == a)
 		return;
+	if (!dev) {
+		dmapool_fuzz_cfg_init(&cfg);
+		cfg.max_chunks = DPF_ARENA_CHUNKS;
+		cfg.max_blocks = MAX_LIVE;
+		cfg.max_sources = 1;
+		cfg.recent = RING;
+		cfg.smash_budget = SMASH_BUDGET;
+		cfg.before_write = device_wrote;
+		dev = dmapool_fuzz_dev_new(&cfg);
+		dpf_check(dev, "out of memory for the device");
+	}
 	memset(&W, 0, sizeof(W));
+	W.dev = dev;
 	W.a = a;
 	a->init(capture_global, NULL);
 	if (a->features)
@@ -1550,6 +1383,9 @@ int dpf_ops_run(const struct dpf_adapter *a, const uint8_t *data,
 	dpf_arena_reset();
 	dpf_host_fail_in(0);
 	dpf_arena_set_hook(on_release, NULL);
+	dmapool_fuzz_dev_reset(W.dev);
+	dmapool_fuzz_dev_add_memory(W.dev, walk_pools, NULL);
+	dmapool_fuzz_dev_enable(W.dev, !W.no_device);
 	W.global_base = a->global_violations ? a->global_violations() : 0;
 	W.global_reports = 0;
 
@@ -1566,12 +1402,12 @@ int dpf_ops_run(const struct dpf_adapter *a, const uint8_t *data,
 		case OP_FREE: op_free(&in); break;
 		case OP_ALLOC_N: op_alloc_n(&in); break;
 		case OP_FREE_N: op_free_n(&in); break;
-		case OP_DEV_WRITE: op_dev_write(&in); break;
-		case OP_DEV_FILL: op_dev_fill(&in); break;
-		case OP_DEV_COPY: op_dev_copy(&in); break;
-		case OP_DEV_ADD: op_dev_add(&in); break;
-		case OP_DEV_SMASH: op_dev_smash(&in); break;
-		case OP_DEV_POKE: op_dev_poke(&in); break;
+		case OP_DEV_WRITE: op_device(DMAPOOL_FUZZ_WRITE, &in); break;
+		case OP_DEV_FILL: op_device(DMAPOOL_FUZZ_FILL, &in); break;
+		case OP_DEV_COPY: op_device(DMAPOOL_FUZZ_COPY, &in); break;
+		case OP_DEV_ADD: op_device(DMAPOOL_FUZZ_ADD, &in); break;
+		case OP_DEV_SMASH: op_device(DMAPOOL_FUZZ_SMASH, &in); break;
+		case OP_DEV_POKE: op_device(DMAPOOL_FUZZ_POKE, &in); break;
 		case OP_MISUSE: op_misuse(&in); break;
 		case OP_QUIESCE: op_quiesce(&in); break;
 		case OP_SHRINK: op_shrink(&in); break;
