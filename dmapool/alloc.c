@@ -214,6 +214,35 @@ void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 /* ---- the fast path ------------------------------------------------------ */
 
 /*
+ * The fast path used up its staged word (pinned): the staged chunk's next
+ * word, or the slow path.  Out of line, and reached by a tail call, so the
+ * fast path needs no saved registers.
+ */
+static DP_NOINLINE void *alloc_restage(struct dmapool *pool,
+				       struct dp_heap *h, dmapool_gfp_t gfp,
+				       dmapool_dma_t *dma, uint64_t *handle,
+				       dp_pin_t pin)
+{
+	struct dp_chunk *c;
+	uint64_t word;
+	uint32_t pos, st;
+
+	if (!dp_heap_restage(h)) {
+		dp_owner_unpin(&pool->owners, pin);
+		return dp_alloc_slow(pool, gfp, dma, handle);
+	}
+	word = *h->wp;
+	*h->wp = word & (word - 1);
+	pos = h->base + dp_os_ctz64(word);
+	c = h->cur;
+	st = dp_state_alloc(c, pos);
+	dp_owner_unpin(&pool->owners, pin);
+	if (handle)
+		*handle = dp_handle_make(c->id, pos, st);
+	return dp_hand_out(pool, c, pos, gfp, dma);
+}
+
+/*
  * The fast path takes the lowest free block of the heap's staged word
  * (heap.h): a find-first-set in a word the heap points at, no chunk list,
  * no summary.  Staging the next word is the slow path's.
@@ -231,10 +260,12 @@ alloc_one(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
 
 	dp_owner_pin(&pool->owners, &pin);
 	h = dp_owner_heap_fast(&pool->owners);
-	if (DP_UNLIKELY(!h || !(word = *(wp = h->wp)))) {
+	if (DP_UNLIKELY(!h)) {
 		dp_owner_unpin(&pool->owners, pin);
 		return dp_alloc_slow(pool, gfp, dma, handle);
 	}
+	if (DP_UNLIKELY(!(word = *(wp = h->wp))))
+		return alloc_restage(pool, h, gfp, dma, handle, pin);
 	*wp = word & (word - 1);
 	pos = h->base + dp_os_ctz64(word);
 	c = h->cur;

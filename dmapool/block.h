@@ -101,13 +101,14 @@ static inline void dp_block_take(struct dp_chunk *c, uint32_t pos)
 }
 
 /* Make the positions @bits of word @w free; true when the chunk had none. */
-static inline bool dp_block_put_bits(struct dp_chunk *c, uint32_t w,
+static inline bool dp_block_put_bits(struct dp_chunk *c, size_t w,
 				     uint64_t bits)
 {
-	uint64_t word = c->map[w];
+	uint64_t *wp = c->map + w;
+	uint64_t word = *wp;
 	bool was_full;
 
-	c->map[w] = word | bits;
+	*wp = word | bits;
 	if (word)
 		return false;
 	was_full = !c->summary;
@@ -115,7 +116,7 @@ static inline bool dp_block_put_bits(struct dp_chunk *c, uint32_t w,
 	return was_full;
 }
 
-static inline bool dp_block_put(struct dp_chunk *c, uint32_t pos)
+static inline bool dp_block_put(struct dp_chunk *c, size_t pos)
 {
 	return dp_block_put_bits(c, pos / 64, (uint64_t)1 << (pos % 64));
 }
@@ -144,7 +145,7 @@ static inline uint32_t dp_state_alloc(struct dp_chunk *c, uint32_t pos)
 }
 
 /* Claim @pos for a free by address: true when it was allocated. */
-static inline bool dp_state_claim(struct dp_chunk *c, uint32_t pos)
+static inline bool dp_state_claim(struct dp_chunk *c, size_t pos)
 {
 	return dp_os_test_and_clear_bit32(0, &c->st[pos]);
 }
@@ -180,20 +181,31 @@ static inline bool dp_block_check(const struct dp_geometry *g,
 }
 
 /*
- * The same for the fast paths, when @c is the caller's own chunk (its
- * index entry is exact, so @va is inside it): the linear form of
- * geometry.h, which fails for chunks of several segments unless @va is the
- * chunk's first block.
+ * The same for the fast paths, when @c is the caller's own chunk and @off
+ * the address's offset in it (below chunk_size): the linear form of
+ * geometry.h, which fails for chunks of several segments.
  */
 static inline bool dp_block_check_fast(const struct dp_geometry *g,
-				       const struct dp_chunk *c, uintptr_t va,
-				       dmapool_dma_t dma, uint32_t *pos)
+				       const struct dp_chunk *c, uint64_t off,
+				       dmapool_dma_t dma, size_t *pos)
 {
-	const uint64_t off = va - c->vaddr;
+#ifdef __SIZEOF_INT128__
+	/*
+	 * One multiply gives both (Lemire, Kaser and Kurz, "Faster
+	 * remainder by direct computation", 2019): with m = ceil(2^64 / d)
+	 * and off < 2^32, the high half of m * off is off / d and the low
+	 * half is below m exactly when d divides off.
+	 */
+	const unsigned __int128 prod = (unsigned __int128)g->fast_m * off;
+
+	*pos = (size_t)(prod >> 64);
+	return (uint64_t)prod < g->fast_m && c->dma + off == dma;
+#else
 	const uint64_t p = (off * g->fast_recip) >> 32;
 
-	*pos = (uint32_t)p;
+	*pos = (size_t)p;
 	return p * g->stride == off && c->dma + off == dma;
+#endif
 }
 
 #endif /* DMAPOOL_BLOCK_H */

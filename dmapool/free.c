@@ -185,17 +185,18 @@ free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 {
 	const uintptr_t va = (uintptr_t)vaddr;
 	struct dp_chunk *c;
+	uintptr_t off;
 	dp_owner_t tok;
 	dp_pin_t pin;
-	uint32_t pos;
+	size_t pos;
 
-	c = dp_hash_lookup(pool->fast_hash, va >> pool->index.grain_shift);
-	if (DP_UNLIKELY(!c))
-		goto slow;
+	/* A miss gives dp_chunk_none, whose owner is nobody. */
+	c = dp_hash_find_off(pool->fast_hash, va,
+			     va >> pool->index.grain_shift, &off);
 	tok = dp_owner_pin(&pool->owners, &pin);
 	/* Invariant 3: the caller's own chunk, a block start, its dma... */
 	if (DP_UNLIKELY(DP_READ_ONCE(c->fast_owner) != tok ||
-			!dp_block_check_fast(&pool->geo, c, va, dma, &pos) ||
+			!dp_block_check_fast(&pool->geo, c, off, dma, &pos) ||
 			/* ... and allocated until this instant. */
 			!dp_state_claim(c, pos))) {
 		dp_owner_unpin(&pool->owners, pin);

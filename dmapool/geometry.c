@@ -16,6 +16,24 @@ static size_t align_up(size_t x, size_t a)
 	return (x + a - 1) / a * a;
 }
 
+/* ceil(2^64 / d) for 2 <= d < 2^32, by long division (no 64-bit '/': it
+ * is a library call on 32-bit kernels). */
+static uint64_t recip64(uint32_t d)
+{
+	uint64_t q = 0, r = 0;
+	int i;
+
+	/* floor((2^64 - 1) / d), one bit at a time; then + 1 */
+	for (i = 63; i >= 0; i--) {
+		r = r << 1 | 1;
+		if (r >= d) {
+			r -= d;
+			q |= (uint64_t)1 << i;
+		}
+	}
+	return q + 1;
+}
+
 static uint32_t ilog2_floor(uint64_t x)
 {
 	uint32_t r = 0;
@@ -45,7 +63,22 @@ static size_t chunk_bytes(struct dp_geometry *g, size_t want, size_t base,
 
 	if (want > DP_MAX_CHUNK_SIZE)
 		want = DP_MAX_CHUNK_SIZE;
-	chunk = want ? align_up(want, base) : base;
+	if (!want) {
+		/*
+		 * The default: enough kernel-sized allocations for
+		 * DP_CHUNK_MIN_BLOCKS blocks (the work of taking a chunk into
+		 * and out of a heap's lists is shared by that many), up to
+		 * DP_CHUNK_DEFAULT_MAX.
+		 */
+		size_t per = b % stride ? (size_t)g->per_seg * (base / b) :
+			     base / stride;
+
+		n = per ? (DP_CHUNK_MIN_BLOCKS + per - 1) / per : 1;
+		while (n > 1 && n * base > DP_CHUNK_DEFAULT_MAX)
+			n--;
+		want = n * base;
+	}
+	chunk = align_up(want, base);
 	if (chunk > DP_MAX_CHUNK_SIZE)
 		chunk = DP_MAX_CHUNK_SIZE / base * base;
 	for (n = chunk / base; n > 1; n--) {
@@ -159,6 +192,7 @@ const char *dp_geometry_init(struct dp_geometry *g, size_t size, size_t align,
 	g->recip = (uint64_t)(0xffffffffu / (uint32_t)stride) + 1;
 	if (g->one_seg || chunk == b) {
 		g->fast_recip = g->recip;
+		g->fast_m = stride >= 2 ? recip64((uint32_t)stride) : 0;
 		g->nstate = (uint32_t)((chunk - 1) / stride + 1);
 	} else {
 		g->fast_recip = 0;

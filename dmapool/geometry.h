@@ -17,9 +17,9 @@
  * and verifies the result, so an offset that is not a block start is caught.
  *
  * The fast paths use the linear form off = pos * stride, which is exact for
- * every chunk that is one segment (fast_recip = recip); a chunk of several
- * segments with gaps between them has fast_recip = 0, so the fast path's
- * check fails for every offset but 0 and the slow path does the segment
+ * every chunk that is one segment (fast_recip = recip, fast_m its 64-bit
+ * form); a chunk of several segments with gaps between them has both 0, so
+ * the fast path's check fails and the slow path does the segment
  * arithmetic.  Linear positions past the last block of a one-segment chunk
  * with a tail gap (nstate > nbits) have a state word that is never
  * "allocated", so a free there fails its claim and is judged slowly.
@@ -38,6 +38,9 @@
 
 #define DP_MAX_BLOCKS_PER_CHUNK	4096u	/* 64 bitmap words + 1 summary word */
 #define DP_MAX_CHUNK_SIZE	((size_t)1 << 30)
+/* The default chunk holds this many blocks, when it fits in the maximum. */
+#define DP_CHUNK_MIN_BLOCKS	16u
+#define DP_CHUNK_DEFAULT_MAX	((size_t)64 << 10)
 
 struct dp_geometry {
 	uint32_t size;		/* block size after rounding to align */
@@ -53,6 +56,8 @@ struct dp_geometry {
 	uint32_t nstate;	/* state words per chunk (>= nbits) */
 	uint64_t recip;		/* ceil(2^32 / stride) */
 	uint64_t fast_recip;	/* recip for one-segment chunks, else 0 */
+	uint64_t fast_m;	/* ceil(2^64 / stride) for them (stride >= 2),
+				 * else 0: see dp_block_check_fast() */
 	uint32_t page_shift;
 	bool one_seg;		/* no block can cross the boundary */
 	size_t chunk_size;

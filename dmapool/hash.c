@@ -2,47 +2,60 @@
 /*
  * The hash index (the default): granule -> chunk in an open-addressed table.
  *
- * A pool's chunks are aligned to their granule (geometry's chunk_align) and
- * a whole number of granules long, so the granule number of an address,
- * va >> grain_shift, names its chunk (and is never 0, the empty key): with the default chunk size a chunk is
- * one granule, one entry.  The table is open addressing with linear probing
- * and Fibonacci hashing (one multiply, one shift), kept at most a quarter
- * full, so a lookup is nearly always one probe: the table pointer, one
- * bucket, the chunk pointer: two dependent loads after the table's, however
- * far apart the chunks are (the kernel's dma_alloc_coherent pages are spread
- * over all of memory, where a radix tree would be four levels deep).
+ * A pool's chunks are aligned to their granule (1 << grain_shift, geometry's
+ * chunk_align) and a whole number of granules long, so the granule number of
+ * an address names its chunk; with the default chunk size a chunk is one
+ * granule, one entry.  The table is open addressing with linear probing and
+ * Fibonacci hashing (one multiply, one shift), kept at most a quarter full,
+ * so a lookup is nearly always one probe: the bucket array, one bucket, the
+ * chunk's start, however far apart the chunks are (the kernel's
+ * dma_alloc_coherent pages are spread over all of memory, where a radix tree
+ * would be four levels deep).  A bucket is a chunk pointer and matches when
+ * the address lies inside that chunk (index.h), which is the bounds check a
+ * free makes anyway.
  *
- * Readers need no lock and no RCU: tables are type-stable.  An insert writes
- * the chunk pointer, then the key, with release stores; a removal clears the
- * chunk pointer and leaves the key (a later insert of the same granule reuses
- * the bucket), so a reader probing past it still finds what lies beyond.
- * Growing (or shedding cleared keys) builds a new table under the pool lock
- * in memory the pool allocated with the lock dropped (table_needed /
- * table_give), publishes it with one release store and keeps the old one
- * until the index is destroyed: a reader still in it finds every mapping as
- * it was when the table was replaced, which the callers' owner and
+ * Readers need no lock and no RCU: tables are type-stable.  An insert stores
+ * the chunk pointer into an empty or removed bucket with a release store; a
+ * removal stores dp_chunk_tomb there (a reader probing past it still finds
+ * what lies beyond).  Growing, or shedding tombs, builds a new table under
+ * the pool lock in memory the pool allocated with the lock dropped
+ * (table_needed / table_give), publishes it with one release store and keeps
+ * the old one until the index is destroyed: a reader still in it finds every
+ * mapping as it was when the table was replaced, which the callers' owner and
  * liveness checks make harmless (free.c).
  */
 #include "index.h"
 
-#define GOLDEN	0x9e3779b97f4a7c15ull
+#define GOLDEN		0x9e3779b97f4a7c15ull
 #define MIN_BUCKETS	16u
+
+/*
+ * Empty and removed buckets: owned by no context, describing no memory (a
+ * start no address is within a chunk's length of).
+ */
+struct dp_chunk dp_chunk_none = {
+	.fast_owner = DP_OWNER_NONE, .owner = DP_OWNER_NONE,
+	.vaddr = UINTPTR_MAX,
+};
+struct dp_chunk dp_chunk_tomb = {
+	.fast_owner = DP_OWNER_NONE, .owner = DP_OWNER_NONE,
+	.vaddr = UINTPTR_MAX,
+};
 
 /* Two empty buckets: every lookup in it ends at its first probe. */
 struct dp_hash_table dp_hash_empty = {
-	.shift = 63, .mask = 1, .b = { { 0, NULL }, { 0, NULL } },
+	.shift = 63, .mask = 1, .b = { &dp_chunk_none, &dp_chunk_none },
 };
 
-/* The pool's own table, or NULL while it has none. */
-static struct dp_hash_table *own(const struct dp_index *ix)
+static bool empty(const struct dp_chunk *c)
 {
-	return ix->hash.table == &dp_hash_empty ? NULL : ix->hash.table;
+	return c == &dp_chunk_none || c == &dp_chunk_tomb;
 }
 
 static size_t table_bytes(uint32_t nbuckets)
 {
 	return sizeof(struct dp_hash_table) +
-	       (size_t)nbuckets * sizeof(struct dp_hash_bucket);
+	       (size_t)nbuckets * sizeof(struct dp_chunk *);
 }
 
 static uint32_t ilog2(uint64_t x)
@@ -54,14 +67,14 @@ static uint32_t ilog2(uint64_t x)
 	return r;
 }
 
-static uint64_t first_grain(const struct dp_index *ix, uintptr_t start)
-{
-	return start >> ix->grain_shift;
-}
-
 static uint64_t grains(const struct dp_index *ix, size_t len)
 {
 	return (len + ((size_t)1 << ix->grain_shift) - 1) >> ix->grain_shift;
+}
+
+static uint32_t home(const struct dp_hash_table *t, uint64_t g)
+{
+	return (uint32_t)((g * GOLDEN) >> t->shift);
 }
 
 /* Buckets for @live mappings: at most a quarter full. */
@@ -82,7 +95,7 @@ static uint32_t hash_nodes_needed(const struct dp_index *ix, uintptr_t start,
 
 static size_t hash_table_needed(const struct dp_index *ix, size_t len)
 {
-	const struct dp_hash_table *t = own(ix);
+	const struct dp_hash_table *t = ix->hash.table;
 	const uint64_t add = grains(ix, len);
 
 	if (t && 4 * (t->used + add) <= (uint64_t)t->mask + 1)
@@ -90,36 +103,38 @@ static size_t hash_table_needed(const struct dp_index *ix, size_t len)
 	return table_bytes(buckets_for((t ? t->live : 0) + add));
 }
 
-static void put(struct dp_hash_table *t, uint64_t key, struct dp_chunk *c,
+/* Map granule @g to @c in @t (which has room); @fresh: not yet published. */
+static void put(struct dp_hash_table *t, uint64_t g, struct dp_chunk *c,
 		bool fresh)
 {
-	uint32_t i = (uint32_t)((key * GOLDEN) >> t->shift);
+	uint32_t i = home(t, g);
 
-	for (;; i = (i + 1) & t->mask) {
-		uint64_t k = t->b[i].key;
+	while (!empty(t->b[i]))
+		i = (i + 1) & t->mask;
+	if (t->b[i] == &dp_chunk_none)
+		t->used++;
+	if (fresh)
+		t->b[i] = c;
+	else
+		DP_RCU_ASSIGN(t->b[i], c);
+	t->live++;
+}
 
-		if (k == key) {
-			DP_RCU_ASSIGN(t->b[i].c, c);
-			return;
-		}
-		if (!k) {
-			/* Not yet visible to readers if fresh: plain stores. */
-			if (fresh) {
-				t->b[i].c = c;
-				t->b[i].key = key;
-			} else {
-				DP_RCU_ASSIGN(t->b[i].c, c);
-				DP_RCU_ASSIGN(t->b[i].key, key);
-			}
-			t->used++;
-			return;
-		}
-	}
+/* Map every granule of @c's range [@start, + @len) in @t. */
+static void put_range(const struct dp_index *ix, struct dp_hash_table *t,
+		      uintptr_t start, size_t len, struct dp_chunk *c,
+		      bool fresh)
+{
+	uint64_t g = start >> ix->grain_shift, n = grains(ix, len);
+
+	for (; n; n--, g++)
+		put(t, g, c, fresh);
 }
 
 static void *hash_table_give(struct dp_index *ix, void *mem, size_t bytes)
 {
-	struct dp_hash_table *old = own(ix), *t = mem;
+	struct dp_hash_table *old = ix->hash.table, *t = mem;
+	const size_t len = ix->hash.len;
 	uint32_t n = MIN_BUCKETS, i;
 
 	while (table_bytes(n * 2) <= bytes && n < 0x80000000u)
@@ -129,16 +144,26 @@ static void *hash_table_give(struct dp_index *ix, void *mem, size_t bytes)
 	if (table_bytes(n) > bytes || (old && n < buckets_for(old->live + 1)) ||
 	    (old && n <= old->mask + 1 && old->used == old->live))
 		return mem;
-	dp_os_memset(t, 0, table_bytes(n));
+	dp_os_memset(t, 0, sizeof(*t));
 	t->mask = n - 1;
 	t->shift = 64 - ilog2(n);
 	t->bytes = bytes;
-	for (i = 0; old && i <= old->mask; i++)
-		if (old->b[i].c)
-			put(t, old->b[i].key, old->b[i].c, true);
-	t->live = old ? old->live : 0;
+	for (i = 0; i < n; i++)
+		t->b[i] = &dp_chunk_none;
+	/* Each live chunk once, at its first granule's lookup. */
+	for (i = 0; old && i <= old->mask; i++) {
+		struct dp_chunk *c = old->b[i];
+
+		if (empty(c) ||
+		    dp_hash_find_fast(&(struct dp_hash){ t->b, len, t },
+				      c->vaddr,
+				      c->vaddr >> ix->grain_shift) == c)
+			continue;
+		put_range(ix, t, c->vaddr, len, c, true);
+	}
 	t->older = old;
-	DP_RCU_ASSIGN(ix->hash.table, t);
+	ix->hash.table = t;
+	DP_RCU_ASSIGN(ix->hash.b, t->b);
 	ix->table_bytes += bytes;
 	return NULL;
 }
@@ -146,31 +171,28 @@ static void *hash_table_give(struct dp_index *ix, void *mem, size_t bytes)
 static void hash_insert(struct dp_index *ix, uintptr_t start, size_t len,
 			struct dp_chunk *c)
 {
-	struct dp_hash_table *t = own(ix);
-	uint64_t g = first_grain(ix, start), n = grains(ix, len);
+	struct dp_hash_table *t = ix->hash.table;
 
-	if (DP_WARN_ON(!t || 4 * (t->used + n) > (uint64_t)t->mask + 1))
+	if (DP_WARN_ON(!t || 4 * (t->used + grains(ix, len)) >
+			     (uint64_t)t->mask + 1))
 		return;
-	for (; n; n--, g++) {
-		put(t, g, c, false);
-		t->live++;
-	}
+	DP_WRITE_ONCE(ix->hash.len, len);
+	put_range(ix, t, start, len, c, false);
 }
 
 static void hash_clear(struct dp_index *ix, uintptr_t start, size_t len)
 {
-	struct dp_hash_table *t = own(ix);
-	uint64_t g = first_grain(ix, start), n = grains(ix, len);
+	struct dp_hash_table *t = ix->hash.table;
+	uint64_t g = start >> ix->grain_shift, n = grains(ix, len);
+	struct dp_chunk *c = dp_hash_lookup(&ix->hash, start, g);
 
-	for (; t && n; n--, g++) {
-		uint64_t key = g;
-		uint32_t i = (uint32_t)((key * GOLDEN) >> t->shift);
+	for (; t && c && n; n--, g++) {
+		uint32_t i = home(t, g);
 
-		for (; t->b[i].key; i = (i + 1) & t->mask)
-			if (t->b[i].key == key) {
-				if (t->b[i].c)
-					t->live--;
-				DP_WRITE_ONCE(t->b[i].c, NULL);
+		for (; t->b[i] != &dp_chunk_none; i = (i + 1) & t->mask)
+			if (t->b[i] == c) {
+				DP_RCU_ASSIGN(t->b[i], &dp_chunk_tomb);
+				t->live--;
 				break;
 			}
 	}
@@ -178,19 +200,20 @@ static void hash_clear(struct dp_index *ix, uintptr_t start, size_t len)
 
 static struct dp_chunk *hash_lookup(const struct dp_index *ix, uintptr_t addr)
 {
-	return dp_hash_lookup(&ix->hash, addr >> ix->grain_shift);
+	return dp_hash_lookup(&ix->hash, addr, addr >> ix->grain_shift);
 }
 
 static void hash_destroy(struct dp_index *ix)
 {
-	struct dp_hash_table *t = own(ix), *older;
+	struct dp_hash_table *t = ix->hash.table, *older;
 
 	for (; t; t = older) {
 		older = t->older;
 		ix->table_bytes -= t->bytes;
 		dp_os_host_free(t, t->bytes);
 	}
-	ix->hash.table = &dp_hash_empty;
+	ix->hash.table = NULL;
+	ix->hash.b = dp_hash_empty.b;
 }
 
 const struct dp_index_ops dp_hash_ops = {

@@ -148,6 +148,30 @@ static bool stage(struct dp_heap *h)
 	return true;
 }
 
+bool dp_heap_restage(struct dp_heap *h)
+{
+	struct dp_chunk *c = h->cur;
+	uint64_t s;
+
+	/* Pools whose allocations have steps never stage. */
+	if (DP_UNLIKELY(!h->pool->fast_alloc))
+		return false;
+	if (DP_LIKELY(c)) {
+		/* The word the fast path emptied, and any empty after it. */
+		s = c->summary;
+		while (s && !c->map[dp_os_ctz64(s)])
+			s &= s - 1;
+		c->summary = s;
+		if (DP_LIKELY(s)) {
+			h->base = dp_os_ctz64(s) * 64;
+			h->wp = &c->map[h->base / 64];
+			return true;
+		}
+	}
+	/* That chunk is full: the next one with a free block. */
+	return stage(h);
+}
+
 bool dp_heap_take(struct dp_heap *h, struct dp_chunk **cp, uint32_t *pos)
 {
 	struct dp_chunk *c;

@@ -72,6 +72,10 @@ void dp_heap_init(struct dp_heap *h, struct dmapool *pool, dp_owner_t self);
 int dp_heap_ring_alloc(struct dp_heap *h, dmapool_gfp_t gfp);
 void dp_heap_ring_free(struct dp_heap *h);
 
+/* Stage the next word with a free block, of the staged chunk or the next
+ * one listed: false when the heap has none (then the slow path refills or
+ * grows). */
+bool dp_heap_restage(struct dp_heap *h);
 /* A free block for the caller; false when the heap has none. */
 bool dp_heap_take(struct dp_heap *h, struct dp_chunk **c, uint32_t *pos);
 /* The staged word when nothing is (the fast path finds it empty). */

@@ -121,46 +121,74 @@ struct dp_btree {
 	uint32_t height;		/* levels; 0 = empty */
 };
 
-/* The hash index (hash.c). */
-struct dp_hash_bucket {
-	uint64_t key;			/* the granule; 0: never used (no
-					 * chunk starts in granule 0) */
-	struct dp_chunk *c;		/* NULL: removed (the key stays) */
-};
-
+/*
+ * The hash index (hash.c): buckets of chunk pointers, a chunk in the bucket
+ * of each granule it covers (or one after it: linear probing).  A bucket
+ * matches an address when the address lies inside its chunk, so the check
+ * is the caller's bounds check itself and a bucket is one pointer.  Empty
+ * buckets hold dp_chunk_none, removed ones dp_chunk_tomb (probing goes on
+ * past those); both describe no memory.
+ */
 struct dp_hash_table {
 	uint32_t shift;			/* 64 - log2(buckets) */
 	uint32_t mask;			/* buckets - 1 */
-	uint32_t used;			/* keys present */
+	uint32_t used;			/* buckets not empty */
 	uint32_t live;			/* of which mapped */
 	struct dp_hash_table *older;	/* replaced tables (type-stable) */
 	size_t bytes;
-	struct dp_hash_bucket b[];
+	struct dp_chunk *b[];
 };
 
 struct dp_hash {
-	struct dp_hash_table *table;	/* never NULL: dp_hash_empty */
+	struct dp_chunk **b;		/* the table's buckets, never NULL */
+	size_t len;			/* every chunk's length */
+	struct dp_hash_table *table;	/* NULL until the first insert */
 };
 
-/* A table with nothing in it, for indexes (and pools) without one. */
+extern struct dp_chunk dp_chunk_none, dp_chunk_tomb;
 extern struct dp_hash_table dp_hash_empty;
 
-/* Lock-free: the chunk mapped at granule @g, or NULL. */
-static inline struct dp_chunk *dp_hash_lookup(const struct dp_hash *h,
-					      uint64_t g)
+/*
+ * Lock-free: the chunk @va (in granule @g) lies in, or &dp_chunk_none;
+ * @va's offset in it in *@off.
+ */
+static inline struct dp_chunk *dp_hash_find_off(const struct dp_hash *h,
+						uintptr_t va, uint64_t g,
+						uintptr_t *off)
 {
-	const struct dp_hash_table *t = DP_RCU_DEREF(h->table);
+	/* The buckets, and the table's header just before them. */
+	struct dp_chunk *const *b = DP_RCU_DEREF(h->b);
+	const struct dp_hash_table *t = DP_CONTAINER_OF(b, struct dp_hash_table,
+							b[0]);
 	uint64_t i = (g * 0x9e3779b97f4a7c15ull) >> t->shift;
 
 	for (;;) {
-		uint64_t k = DP_RCU_DEREF(t->b[i].key);
+		struct dp_chunk *c = DP_RCU_DEREF(b[i]);
 
-		if (DP_LIKELY(k == g))
-			return DP_RCU_DEREF(t->b[i].c);
-		if (!k)
-			return NULL;
+		*off = va - DP_READ_ONCE(c->vaddr);
+		if (DP_LIKELY(*off < h->len))
+			return c;
+		if (c == &dp_chunk_none)
+			return c;
 		i = (i + 1) & t->mask;
 	}
+}
+
+static inline struct dp_chunk *dp_hash_find_fast(const struct dp_hash *h,
+						 uintptr_t va, uint64_t g)
+{
+	uintptr_t off;
+
+	return dp_hash_find_off(h, va, g, &off);
+}
+
+/* Lock-free: the chunk @va lies in (granule @g), or NULL. */
+static inline struct dp_chunk *dp_hash_lookup(const struct dp_hash *h,
+					      uintptr_t va, uint64_t g)
+{
+	struct dp_chunk *c = dp_hash_find_fast(h, va, g);
+
+	return c == &dp_chunk_none || c == &dp_chunk_tomb ? NULL : c;
 }
 
 struct dp_index {
@@ -233,7 +261,7 @@ static inline struct dp_chunk *dp_index_lookup(const struct dp_index *ix,
 					       uintptr_t addr)
 {
 	if (DP_LIKELY(ix->ops == &dp_hash_ops))
-		return dp_hash_lookup(&ix->hash, addr >> ix->grain_shift);
+		return dp_hash_lookup(&ix->hash, addr, addr >> ix->grain_shift);
 	if (ix->radix)
 		return dp_radix_lookup(&ix->u.radix, addr >> ix->grain_shift);
 	return ix->ops->lookup(ix, addr);
@@ -244,7 +272,7 @@ static inline struct dp_chunk *dp_index_lookup_rcu(const struct dp_index *ix,
 						   uintptr_t addr)
 {
 	if (DP_LIKELY(ix->ops == &dp_hash_ops))
-		return dp_hash_lookup(&ix->hash, addr >> ix->grain_shift);
+		return dp_hash_lookup(&ix->hash, addr, addr >> ix->grain_shift);
 	if (ix->radix)
 		return dp_radix_lookup_rcu(&ix->u.radix,
 					   addr >> ix->grain_shift);

@@ -114,6 +114,8 @@ static struct dmapool *hpool(struct dmapool_dev *dev, size_t size,
 	o.redzone = redzone;
 	o.quarantine_max = qmax;
 	o.seed = 12345;
+	/* One page per chunk, as the kernel allocates: the counts below. */
+	o.chunk_size = 4096;
 	pool = dmapool_create_opts("hard", dev, size, align, 0, &o);
 	cr_assert_not_null(pool);
 	return pool;
@@ -738,6 +740,7 @@ Test(harden, quarantine_keeps_chunks_from_shrink_until_quiesce)
 	o.flags = DMAPOOL_OPT_QUARANTINE | DMAPOOL_OPT_POISON |
 		  DMAPOOL_OPT_AUTO_SHRINK;
 	o.reserve_chunks = 0;
+	o.chunk_size = 4096;	/* a page per chunk: the counts below */
 	pool = dmapool_create_opts("qs", dev, 1024, 0, 0, &o);
 	cr_assert_not_null(pool);
 	for (i = 0; i < 8; i++)

@@ -334,12 +334,17 @@ Test(misuse, destroy_busy_keeps_busy_chunks_only)
 {
 	struct tracker t = { 0 };
 	struct dmapool_dev *tdev = dmapool_dev_new(&track_ops, &t);
-	struct dmapool *p2 = tl_pool(tdev, 1024, 1024, 0);
+	struct dmapool_opts o;
+	struct dmapool *p2;
 	struct dmapool_stats st;
 	void *v[12], *kept;
 	dmapool_dma_t d[12];
 	int i, n;
 
+	/* One page per chunk, as the kernel allocates. */
+	dmapool_opts_init(&o);
+	o.chunk_size = 4096;
+	p2 = tl_pool_opts(tdev, 1024, 1024, 0, &o);
 	cr_assert_not_null(p2);
 	dmapool_get_stats(p2, &st);
 	/* 4 blocks of 1024 per page; fewer with a redzone. */

@@ -62,6 +62,8 @@ static struct dmapool *make(struct dmapool_dev *dev, size_t size,
 	dmapool_opts_init(&o);
 	o.flags = flags;
 	o.reserve_chunks = reserve;
+	/* One page per chunk, as the kernel allocates: the counts below. */
+	o.chunk_size = 4096;
 	pool = tl_pool_opts(dev, size, size, 0, &o);
 	cr_assert_not_null(pool);
 	return pool;

@@ -575,7 +575,7 @@ Test(vfio_backend, real_ioctl_errors_without_a_device)
 		cr_assert_eq(dmapool_dev_vfio_create(&cfg, &dev), 0);
 		cr_assert_eq(open_fds(), nfds + 1, "the dev holds a duplicate");
 		close(fd);
-		pool = dmapool_create("p", dev, 64, 0, 0);
+		pool = tl_pool(dev, 64, 0, 0);
 		cr_assert_not_null(pool);
 		cr_assert_null(dmapool_alloc(pool, 0, &d));
 		cr_assert_eq(vinfo(dev).last_error, -ENOTTY, "%s",
@@ -1293,7 +1293,7 @@ static void *churn(void *arg)
 	int r, i;
 
 	for (r = 0; r < ROUNDS; r++) {
-		pool = dmapool_create("churn", dev, 4096, 0, 0);
+		pool = tl_pool(dev, 4096, 0, 0);
 		if (!pool)
 			return (void *)1;
 		for (i = 0; i < 6; i++) {

@@ -69,6 +69,9 @@ void tl_opts(struct dmapool_opts *o)
 		o->redzone = (unsigned int)env_ul("DMAPOOL_TEST_REDZONE", 0);
 	if (!o->reserve_chunks)
 		o->reserve_chunks = env_ul("DMAPOOL_TEST_RESERVE", 0);
+	/* Backend suites count chunks of a page (the kernel's unit). */
+	if (!o->chunk_size)
+		o->chunk_size = env_ul("DMAPOOL_TEST_CHUNK", 0);
 }
 
 struct dmapool *tl_pool_opts(struct dmapool_dev *dev, size_t size,
