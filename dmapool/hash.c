@@ -58,7 +58,7 @@ static size_t table_bytes(uint32_t nbuckets)
 	       (size_t)nbuckets * sizeof(struct dp_chunk *);
 }
 
-static uint32_t ilog2(uint64_t x)
+static uint32_t log2_floor(uint64_t x)
 {
 	uint32_t r = 0;
 
@@ -146,7 +146,7 @@ static void *hash_table_give(struct dp_index *ix, void *mem, size_t bytes)
 		return mem;
 	dp_os_memset(t, 0, sizeof(*t));
 	t->mask = n - 1;
-	t->shift = 64 - ilog2(n);
+	t->shift = 64 - log2_floor(n);
 	t->bytes = bytes;
 	for (i = 0; i < n; i++)
 		t->b[i] = &dp_chunk_none;

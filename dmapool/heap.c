@@ -35,7 +35,7 @@ static struct dp_chunk **avail_of(struct dp_heap *h)
 #define LISTED_AVAIL	1
 #define LISTED_EMPTY	2
 
-static void list_push(struct dp_chunk **head, struct dp_chunk *c)
+static void clist_push(struct dp_chunk **head, struct dp_chunk *c)
 {
 	c->prev = NULL;
 	c->next = *head;
@@ -44,7 +44,7 @@ static void list_push(struct dp_chunk **head, struct dp_chunk *c)
 	*head = c;
 }
 
-static void list_del(struct dp_chunk **head, struct dp_chunk *c)
+static void clist_del(struct dp_chunk **head, struct dp_chunk *c)
 {
 	if (c->prev)
 		c->prev->next = c->next;
@@ -63,9 +63,9 @@ static void unlist(struct dp_heap *h, struct dp_chunk *c)
 	if (h->cur == c)
 		unstage(h);
 	if (c->listed == LISTED_AVAIL)
-		list_del(avail_of(h), c);
+		clist_del(avail_of(h), c);
 	else if (c->listed == LISTED_EMPTY) {
-		list_del(&h->empty, c);
+		clist_del(&h->empty, c);
 		h->nempty--;
 	}
 	c->listed = LISTED_NONE;
@@ -127,7 +127,7 @@ static struct dp_chunk *first_free(struct dp_heap *h)
 			return c;
 		if (h->cur == c)
 			unstage(h);
-		list_del(head, c);
+		clist_del(head, c);
 		c->listed = LISTED_NONE;
 	}
 	return NULL;
@@ -194,7 +194,7 @@ bool dp_heap_take(struct dp_heap *h, struct dp_chunk **cp, uint32_t *pos)
 	else
 		*pos = dp_block_take_first(c);
 	if (!dp_block_any_free(c)) {
-		list_del(avail_of(h), c);
+		clist_del(avail_of(h), c);
 		c->listed = LISTED_NONE;
 	}
 	*cp = c;
@@ -212,7 +212,7 @@ static void emptied(struct dp_heap *h, struct dp_chunk *c,
 	struct dp_chunk *old;
 
 	unlist(h, c);
-	list_push(&h->empty, c);
+	clist_push(&h->empty, c);
 	c->listed = LISTED_EMPTY;
 	h->nempty++;
 	while (h->nempty > h->pool->reserve) {
@@ -231,7 +231,7 @@ static void after_put(struct dp_heap *h, struct dp_chunk *c, bool was_full,
 	const struct dmapool *pool = h->pool;
 
 	if (was_full && c->listed == LISTED_NONE) {
-		list_push(avail_of(h), c);
+		clist_push(avail_of(h), c);
 		c->listed = LISTED_AVAIL;
 	}
 	if ((pool->steps & DP_STEP_AUTO_SHRINK) &&
@@ -249,7 +249,7 @@ static void put(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
 void dp_heap_relist(struct dp_heap *h, struct dp_chunk *c)
 {
 	if (c->listed == LISTED_NONE) {
-		list_push(avail_of(h), c);
+		clist_push(avail_of(h), c);
 		c->listed = LISTED_AVAIL;
 	}
 }
@@ -378,7 +378,7 @@ bool dp_heap_refill(struct dp_heap *h, struct dp_chunk **release)
 	if (!c)
 		return false;
 	unlist(h, c);
-	list_push(avail_of(h), c);
+	clist_push(avail_of(h), c);
 	c->listed = LISTED_AVAIL;
 	return true;
 }
@@ -403,7 +403,7 @@ void dp_heap_adopt_chunk(struct dp_heap *h, struct dp_chunk *c)
 	h->nchunks++;
 	c->listed = LISTED_NONE;
 	if (dp_block_any_free(c)) {
-		list_push(avail_of(h), c);
+		clist_push(avail_of(h), c);
 		c->listed = LISTED_AVAIL;
 	}
 	/* Last: the fast path may now treat the chunk as the owner's. */
