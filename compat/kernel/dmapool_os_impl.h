@@ -20,15 +20,19 @@
  *                reference (get_device) for its whole life.
  *  reports       pr_err_ratelimited() by default (os_kernel.c).
  *  internal bugs WARN_ON(); abort-on-violation is panic() (os_kernel.c).
- *  atomics       atomic64_t operations on the core's u64 counters;
- *                READ_ONCE/WRITE_ONCE and the bitops on its bitmap words.
+ *  atomics       the kernel's atomic_t/atomic64_t operations on the core's
+ *                u32 and u64 words, xchg/cmpxchg, READ_ONCE/WRITE_ONCE and
+ *                the bitops; the claim of a block is one lock btr on x86.
  *  RCU           the kernel's own: rcu_read_lock(), call_rcu() (callbacks
  *                run in softirq and only free host memory), rcu_barrier(),
- *                synchronize_rcu().
- *  per-thread    per-CPU objects (alloc_percpu), used with interrupts off:
- *                dma_pool_alloc/free may run in hard interrupts, and an
- *                interrupt on the same CPU must not find the object
- *                half-changed.
+ *                synchronize_rcu(), and the polled grace-period cookies.
+ *  owners       CPUs: a per-CPU object per pool with a local_lock_t and the
+ *                CPU's heap.  Pinning is local_lock_irqsave() on it: with
+ *                interrupts off (PREEMPT_RT: a per-CPU sleeping lock with
+ *                migration off), so an interrupt on the same CPU never finds
+ *                a heap half-changed.  The token is the object's address.
+ *  deferred work a work_struct on the system workqueue: chunks that a free
+ *                emptied go back to the device there, in process context.
  *  randomness    get_random_u64().
  */
 #ifndef DMAPOOL_OS_IMPL_H
@@ -40,8 +44,11 @@
 #include <linux/compiler.h>
 #include <linux/container_of.h>
 #include <linux/gfp.h>
+#include <linux/instrumented.h>
 #include <linux/irqflags.h>
+#include <linux/kcsan-checks.h>
 #include <linux/limits.h>
+#include <linux/local_lock.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
@@ -50,6 +57,12 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
+
+#ifdef CONFIG_X86
+#include <asm/alternative.h>	/* LOCK_PREFIX */
+#include <asm/asm.h>		/* CC_SET, CC_OUT */
+#endif
 
 #include <dmapool/dmapool.h>
 
@@ -146,32 +159,124 @@ static inline void dp_synchronize_rcu(void)
 	synchronize_rcu();
 }
 
-#define DP_CONTAINER_OF(ptr, type, member)	container_of(ptr, type, member)
-
-/* ---- per-CPU objects (the core's per-thread caches) ------------------ */
-
-struct dp_local {
-	void __percpu *objs;
-	void (*drain)(void *obj, void *arg);
-	void *arg;
-};
-typedef unsigned long dp_local_flags_t;
-
-int dp_os_local_init(struct dp_local *l, size_t size,
-		     void (*drain)(void *obj, void *arg), void *arg);
-void dp_os_local_fini(struct dp_local *l);
-void dp_os_local_for_each(struct dp_local *l, void (*fn)(void *obj, void *ctx),
-			  void *ctx);
-
-static inline void *dp_os_local_get(struct dp_local *l, dp_local_flags_t *f)
+/* Callbacks run by themselves after a grace period: nothing to do. */
+static inline void dp_rcu_reclaim(void)
 {
-	local_irq_save(*f);
-	return this_cpu_ptr(l->objs);
 }
 
-static inline void dp_os_local_put(struct dp_local *l, dp_local_flags_t f)
+/*
+ * A grace period beginning now.  start_poll_synchronize_rcu() also asks
+ * RCU to start one, but needs interrupts on (it may wake RCU's kthread);
+ * the core takes cookies under the pool lock, where they are off (but on
+ * PREEMPT_RT), so there it only takes the snapshot: a grace period then
+ * starts when anything else needs one, or when dp_rcu_gp_wait() waits.
+ */
+static inline unsigned long dp_rcu_gp_cookie(void)
 {
-	local_irq_restore(f);
+	if (irqs_disabled())
+		return get_state_synchronize_rcu();
+	return start_poll_synchronize_rcu();
+}
+
+static inline bool dp_rcu_gp_done(unsigned long cookie)
+{
+	return poll_state_synchronize_rcu(cookie);
+}
+
+static inline void dp_rcu_gp_wait(unsigned long cookie)
+{
+	cond_synchronize_rcu(cookie);
+}
+
+#define DP_CONTAINER_OF(ptr, type, member)	container_of(ptr, type, member)
+
+/* ---- owners: CPUs ------------------------------------------------------ */
+
+/* One per pool and CPU: the CPU's pin lock and its heap in the pool. */
+struct dp_owner_cpu {
+	local_lock_t lock;
+	void *heap;
+};
+
+struct dp_owners {
+	struct dp_owner_cpu __percpu *pcpu;
+};
+
+/* The token: this CPU's dp_owner_cpu (aligned, so even; never 0). */
+typedef uintptr_t dp_owner_t;
+/* What local_lock_irqsave() saved. */
+typedef unsigned long dp_pin_t;
+
+/*
+ * The heap's first member: nothing here.  local_lock_irqsave() takes a
+ * per-CPU lock, so the lock lives in struct dp_owner_cpu instead.
+ */
+struct dp_pin_lock {
+};
+
+int dp_owners_init(struct dp_owners *o, void (*exit)(void *heap, void *arg),
+		   void *arg);
+void dp_owners_fini(struct dp_owners *o);
+
+static __always_inline dp_owner_t dp_owner_pin(struct dp_owners *o,
+					       dp_pin_t *pin)
+{
+	local_lock_irqsave(&o->pcpu->lock, *pin);
+	return (dp_owner_t)this_cpu_ptr(o->pcpu);
+}
+
+static __always_inline void dp_owner_unpin(struct dp_owners *o, dp_pin_t pin)
+{
+	local_unlock_irqrestore(&o->pcpu->lock, pin);
+}
+
+/* Pinned: this CPU's heap (one %gs-relative load on x86). */
+static __always_inline void *dp_owner_heap_fast(struct dp_owners *o)
+{
+	return this_cpu_read(o->pcpu->heap);
+}
+
+static __always_inline void *dp_owner_heap(struct dp_owners *o)
+{
+	return dp_owner_heap_fast(o);
+}
+
+/* Pinned: install this CPU's heap; it never fails here. */
+static __always_inline dp_owner_t dp_owner_set_heap(struct dp_owners *o,
+						    void *heap)
+{
+	this_cpu_write(o->pcpu->heap, heap);
+	return (dp_owner_t)this_cpu_ptr(o->pcpu);
+}
+
+/* ---- deferred work -------------------------------------------------------- */
+
+#define DP_HAVE_WORK	1
+
+struct dp_work {
+	struct work_struct work;
+	void (*fn)(struct dp_work *w);
+};
+
+void dp_work_run(struct work_struct *work);
+
+static inline void dp_work_init(struct dp_work *w, void (*fn)(struct dp_work *))
+{
+	w->fn = fn;
+	INIT_WORK(&w->work, dp_work_run);
+}
+
+/* Any context.  Already queued: it still runs (once) after this call. */
+static inline bool dp_work_queue(struct dp_work *w)
+{
+	schedule_work(&w->work);
+	return true;
+}
+
+/* Process context: nothing queued runs, nothing runs, once it returns. */
+static inline void dp_work_flush(struct dp_work *w)
+{
+	cancel_work_sync(&w->work);
 }
 
 /* ---- memory --------------------------------------------------------- */
@@ -206,6 +311,17 @@ static inline void *dp_os_host_zalloc(size_t n, dmapool_gfp_t gfp)
 }
 
 void dp_os_host_free(void *p, size_t n);
+
+/* May an allocation with @gfp sleep?  (0 is GFP_KERNEL: yes.) */
+static inline bool dp_os_gfp_may_block(dmapool_gfp_t gfp)
+{
+	return gfpflags_allow_blocking(dp_kgfp(gfp));
+}
+
+/* Callers see failures as NULL returns; the kernel has no errno. */
+static inline void dp_os_set_errno(int e)
+{
+}
 
 int dp_os_chunk_alloc(struct dmapool_dev *dev, size_t size, size_t align,
 		      dmapool_gfp_t gfp, void **vaddr, dmapool_dma_t *dma);
@@ -261,6 +377,63 @@ static inline void dp_os_clear_bit64(uint32_t nr, uint64_t *w)
 {
 	clear_bit(nr, (unsigned long *)w);
 }
+
+/*
+ * Bit @nr of the 32-bit word *@w cleared, fully ordered; was it set?  The
+ * claim of every free.  The kernel's bitops work on longs, which would
+ * reach past a state word into its neighbour (and across a cache line), so
+ * x86 gets its own 32-bit lock btr, instrumented like the kernel's bitops;
+ * elsewhere a fetch-and-not.
+ */
+static __always_inline bool dp_os_test_and_clear_bit32(uint32_t nr,
+							uint32_t *w)
+{
+#ifdef CONFIG_X86
+	bool old;
+
+	kcsan_mb();
+	instrument_atomic_read_write(w, sizeof(*w));
+	asm volatile(LOCK_PREFIX "btrl %[nr], %[w]" CC_SET(c)
+		     : [w] "+m" (*w), CC_OUT(c) (old)
+		     : [nr] "Ir" (nr)
+		     : "memory");
+	return old;
+#else
+	const u32 bit = 1u << nr;
+
+	return atomic_fetch_andnot(bit, (atomic_t *)w) & bit;
+#endif
+}
+
+/* *@p = @new if it was @old; true when it was.  Fully ordered. */
+static __always_inline bool dp_os_cmpxchg32(uint32_t *p, uint32_t old,
+					     uint32_t new)
+{
+	return try_cmpxchg(p, &old, new);
+}
+
+static __always_inline bool dp_os_cmpxchg_ptr(void **p, void *old, void *new)
+{
+	return try_cmpxchg(p, &old, new);
+}
+
+/* Fully ordered exchange and fetch-or (of a u32 or a u64); the old value. */
+#define DP_XCHG(p, v)		xchg((p), (v))
+
+#define DP_ATOMIC_SIZED(p, op32, op64, v)				\
+	({								\
+		BUILD_BUG_ON(sizeof(*(p)) != 4 && sizeof(*(p)) != 8);	\
+		(__typeof__(*(p)))__builtin_choose_expr(		\
+			sizeof(*(p)) == 8,				\
+			op64((s64)(v), (atomic64_t *)(p)),		\
+			op32((int)(v), (atomic_t *)(p)));		\
+	})
+
+#define DP_FETCH_OR(p, v) \
+	DP_ATOMIC_SIZED(p, atomic_fetch_or, atomic64_fetch_or, v)
+/* Relaxed. */
+#define DP_FETCH_ADD(p, v) \
+	DP_ATOMIC_SIZED(p, atomic_fetch_add_relaxed, atomic64_fetch_add_relaxed, v)
 
 /* The core's counters are plain u64s; atomic64_t is a u64 in a struct. */
 static inline atomic64_t *dp_atomic64(const uint64_t *p)

@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0-only
 /*
- * Kernel side of the seam, out of line: the global lock, DMA chunks on a
- * struct device, the default report sink, abort-on-violation, and frees that
- * must not happen in the caller's context.
+ * Kernel side of the seam, out of line: the global lock, the per-CPU owner
+ * objects, the work item runner, DMA chunks on a struct device, the default
+ * report sink, abort-on-violation, and host frees that must not happen in
+ * the caller's context.
  *
- * Deferred frees.  The core frees host memory only after dropping the pool
- * lock, but the caller itself may be atomic (dma_pool_alloc(GFP_ATOMIC)
- * under the driver's spinlock, or in an interrupt): vfree() may sleep there
- * and dma_free_coherent() warns with interrupts off.  Such frees go onto a
- * lock-free list drained by a work item.  A vmalloc'd area carries its own
- * list node (every host allocation of the core is at least 16 bytes); a
- * chunk needs a small record, and if even that cannot be had the chunk is
- * leaked with a warning rather than freed in the wrong context.
+ * Deferred host frees.  The caller of a free may be atomic (dma_pool_free()
+ * in an interrupt or under the driver's spinlock) and the core may free host
+ * memory there (an RCU callback runs in softirq, too): vfree() may sleep.
+ * A vmalloc'd area goes onto a lock-free list drained by a work item,
+ * linked through its own first bytes (every host allocation of the core is
+ * at least 16 bytes): deferring allocates nothing.
+ *
+ * DMA chunks are never freed in atomic context: the core releases the
+ * chunks a free emptied from its pool's work item (dp_work_*), and growth,
+ * shrink and destroy run where they may sleep.
  */
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
@@ -41,18 +44,9 @@ void dp_global_unlock(dp_irqflags_t flags)
 	spin_unlock_irqrestore(&dp_global, flags);
 }
 
-/* ---- deferred frees ------------------------------------------------- */
-
-struct dp_chunk_rec {
-	struct llist_node node;
-	struct device *dev;
-	size_t size;
-	void *vaddr;
-	dma_addr_t dma;
-};
+/* ---- deferred host frees ------------------------------------------- */
 
 static LLIST_HEAD(dp_vfree_list);
-static LLIST_HEAD(dp_chunk_list);
 
 static void dp_deferred_fn(struct work_struct *work)
 {
@@ -60,14 +54,6 @@ static void dp_deferred_fn(struct work_struct *work)
 
 	llist_for_each_safe(n, next, llist_del_all(&dp_vfree_list))
 		vfree(n);
-	llist_for_each_safe(n, next, llist_del_all(&dp_chunk_list)) {
-		struct dp_chunk_rec *r = container_of(n, struct dp_chunk_rec,
-						      node);
-
-		dma_free_coherent(r->dev, r->size, r->vaddr, r->dma);
-		put_device(r->dev);
-		kfree(r);
-	}
 }
 
 static DECLARE_WORK(dp_deferred_work, dp_deferred_fn);
@@ -85,8 +71,13 @@ void dp_os_host_free(void *p, size_t n)
 		kfree(p);
 		return;
 	}
-	/* preemptible() is 0 whenever the kernel cannot tell: then defer. */
-	if (preemptible()) {
+	/*
+	 * preemptible() is 0 whenever the kernel cannot tell: then defer.
+	 * Under a PREEMPT_RT spinlock or local lock (the pool lock, a pin)
+	 * the task is preemptible but inside an RCU read section, where
+	 * vfree() must not sleep either.
+	 */
+	if (preemptible() && !rcu_preempt_depth()) {
 		vfree(p);
 		return;
 	}
@@ -95,7 +86,7 @@ void dp_os_host_free(void *p, size_t n)
 	schedule_work(&dp_deferred_work);
 }
 
-/* ---- RCU and per-CPU objects ---------------------------------------- */
+/* ---- RCU, owners, work ---------------------------------------------- */
 
 static void dp_rcu_cb(struct rcu_head *rcu)
 {
@@ -110,37 +101,37 @@ void dp_call_rcu(struct dp_rcu_head *head, void (*fn)(struct dp_rcu_head *))
 	call_rcu(&head->rcu, dp_rcu_cb);
 }
 
-int dp_os_local_init(struct dp_local *l, size_t size,
-		     void (*drain)(void *obj, void *arg), void *arg)
+/*
+ * A CPU's heap lives as long as its pool: the exit callback (a context
+ * going away) never runs in the kernel, and an offline CPU keeps its heap
+ * for when it comes back.
+ */
+int dp_owners_init(struct dp_owners *o, void (*exit)(void *heap, void *arg),
+		   void *arg)
 {
-	/* Zeroed, one per possible CPU. */
-	l->objs = __alloc_percpu(size, __alignof__(unsigned long long));
-	if (!l->objs)
+	int cpu;
+
+	/* Zeroed, one per possible CPU: no heap yet. */
+	o->pcpu = alloc_percpu(struct dp_owner_cpu);
+	if (!o->pcpu)
 		return -ENOMEM;
-	l->drain = drain;
-	l->arg = arg;
+	for_each_possible_cpu(cpu)
+		local_lock_init(&per_cpu_ptr(o->pcpu, cpu)->lock);
 	return 0;
 }
 
-void dp_os_local_fini(struct dp_local *l)
+/* The heaps are the core's to free; only the per-CPU objects go here. */
+void dp_owners_fini(struct dp_owners *o)
 {
-	int cpu;
-
-	if (!l->objs)
-		return;
-	for_each_possible_cpu(cpu)
-		l->drain(per_cpu_ptr(l->objs, cpu), l->arg);
-	free_percpu(l->objs);
-	l->objs = NULL;
+	free_percpu(o->pcpu);
+	o->pcpu = NULL;
 }
 
-void dp_os_local_for_each(struct dp_local *l, void (*fn)(void *obj, void *ctx),
-			  void *ctx)
+void dp_work_run(struct work_struct *work)
 {
-	int cpu;
+	struct dp_work *w = container_of(work, struct dp_work, work);
 
-	for_each_possible_cpu(cpu)
-		fn(per_cpu_ptr(l->objs, cpu), ctx);
+	w->fn(w);
 }
 
 /* ---- DMA chunks ----------------------------------------------------- */
@@ -168,25 +159,13 @@ int dp_os_chunk_alloc(struct dmapool_dev *dev, size_t size, size_t align,
 void dp_os_chunk_free(struct dmapool_dev *dev, size_t size, void *vaddr,
 		      dmapool_dma_t dma)
 {
-	struct device *d = dmapool_kdev_of(dev);
-	struct dp_chunk_rec *r;
-
-	if (likely(!irqs_disabled() && !in_interrupt())) {
-		dma_free_coherent(d, size, vaddr, (dma_addr_t)dma);
-		return;
-	}
-	r = kmalloc(sizeof(*r), GFP_ATOMIC | __GFP_NOWARN);
-	if (!r) {
-		pr_warn_ratelimited("dmapool: leaking a %zu-byte DMA chunk: cannot free it in atomic context\n",
-				    size);
-		return;
-	}
-	r->dev = get_device(d);
-	r->size = size;
-	r->vaddr = vaddr;
-	r->dma = (dma_addr_t)dma;
-	llist_add(&r->node, &dp_chunk_list);
-	schedule_work(&dp_deferred_work);
+	/*
+	 * Process context only (os.h): a free that empties a chunk leaves it
+	 * to the pool's work item.  Anything else is a bug in the core.
+	 */
+	WARN_ONCE(irqs_disabled() || in_interrupt(),
+		  "dmapool: DMA chunk freed in atomic context\n");
+	dma_free_coherent(dmapool_kdev_of(dev), size, vaddr, (dma_addr_t)dma);
 }
 
 void dp_os_dev_get(struct dmapool_dev *dev)
