@@ -5,7 +5,8 @@
 
 #include <dmapool/kernel.h>
 
-/* Wait for frees deferred out of atomic context (module unload). */
+/* Wait for host frees deferred out of atomic context and the grace-period
+ * kick (module unload). */
 void dp_kernel_flush_deferred(void);
 
 #endif

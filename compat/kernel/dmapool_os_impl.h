@@ -164,19 +164,8 @@ static inline void dp_rcu_reclaim(void)
 {
 }
 
-/*
- * A grace period beginning now.  start_poll_synchronize_rcu() also asks
- * RCU to start one, but needs interrupts on (it may wake RCU's kthread);
- * the core takes cookies under the pool lock, where they are off (but on
- * PREEMPT_RT), so there it only takes the snapshot: a grace period then
- * starts when anything else needs one, or when dp_rcu_gp_wait() waits.
- */
-static inline unsigned long dp_rcu_gp_cookie(void)
-{
-	if (irqs_disabled())
-		return get_state_synchronize_rcu();
-	return start_poll_synchronize_rcu();
-}
+/* A grace period beginning now; os_kernel.c says how it gets started. */
+unsigned long dp_rcu_gp_cookie(void);
 
 static inline bool dp_rcu_gp_done(unsigned long cookie)
 {

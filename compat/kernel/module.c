@@ -16,8 +16,10 @@ static int __init dmapool_module_init(void)
 static void __exit dmapool_module_exit(void)
 {
 	/*
-	 * RCU callbacks (in this module's text) and frees deferred out of
-	 * atomic context must all have run before the module goes.
+	 * RCU callbacks (in this module's text) and the module's work items
+	 * (host frees deferred out of atomic context, the grace-period kick)
+	 * must all have run before the module goes; every pool cancelled its
+	 * own work item when it was destroyed.
 	 */
 	rcu_barrier();
 	dp_kernel_flush_deferred();

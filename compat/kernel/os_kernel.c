@@ -58,11 +58,6 @@ static void dp_deferred_fn(struct work_struct *work)
 
 static DECLARE_WORK(dp_deferred_work, dp_deferred_fn);
 
-void dp_kernel_flush_deferred(void)
-{
-	flush_work(&dp_deferred_work);
-}
-
 void dp_os_host_free(void *p, size_t n)
 {
 	if (!p)
@@ -99,6 +94,42 @@ void dp_call_rcu(struct dp_rcu_head *head, void (*fn)(struct dp_rcu_head *))
 {
 	head->fn = fn;
 	call_rcu(&head->rcu, dp_rcu_cb);
+}
+
+/*
+ * Grace-period cookies (records of released chunks wait for one before
+ * they describe a new chunk).  start_poll_synchronize_rcu() takes the
+ * snapshot and asks RCU for the grace period it needs, but it must run
+ * with interrupts on (it may wake RCU's kthread), and the core takes
+ * cookies under the pool lock.  There the snapshot is taken alone and a
+ * work item asks for the grace period: it runs after the snapshot, so the
+ * grace period it asks for covers the cookie (a pending run too; a running
+ * one is queued again).  Otherwise the grace period would start only when
+ * something else needed one, and a growing pool would wait for all of it.
+ */
+static void dp_gp_kick_fn(struct work_struct *work)
+{
+	start_poll_synchronize_rcu();
+}
+
+static DECLARE_WORK(dp_gp_kick, dp_gp_kick_fn);
+
+unsigned long dp_rcu_gp_cookie(void)
+{
+	unsigned long cookie;
+
+	if (!irqs_disabled())
+		return start_poll_synchronize_rcu();
+	cookie = get_state_synchronize_rcu();
+	schedule_work(&dp_gp_kick);
+	return cookie;
+}
+
+/* Module unload: no work item of this module may be left. */
+void dp_kernel_flush_deferred(void)
+{
+	flush_work(&dp_deferred_work);
+	flush_work(&dp_gp_kick);
 }
 
 /*
