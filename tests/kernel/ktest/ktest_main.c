@@ -12,6 +12,8 @@
  */
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "ktest.h"
@@ -67,12 +69,21 @@ static int __init kt_init(void)
 	if (!kt_dev) {
 		kt_fail("setup", "cannot register the test device");
 	} else {
+		/*
+		 * One CPU for the whole run, as a userspace suite is one
+		 * thread: every pool has a heap per CPU, and the cases expect
+		 * a block freed to go back to the heap it came from (the
+		 * kernel-tree suite's kt_contexts and kt_stress move blocks
+		 * between CPUs on purpose).  The task may still sleep.
+		 */
+		migrate_disable();
 		kt_run_shared();
 		kt_run_dropin();
 		if (KT_IN_TREE)
 			pr_info(KT_PFX "INFO no benchmark: in this kernel dma_pool is dmapool\n");
 		else if (kt_bench_reps > 0)
 			kt_run_bench();
+		migrate_enable();
 		kt_dev_del(kt_dev);
 	}
 	pr_info(KT_PFX "INFO %u passed, %u failed\n", kt_passed, kt_failed);

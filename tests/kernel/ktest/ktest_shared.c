@@ -2,8 +2,9 @@
 /*
  * The cases of tests/cases/, the same source the Criterion suites run, here
  * on dma_alloc_coherent() memory of a registered device, with kmalloc'd
- * metadata, spinlocks, kernel RCU and per-CPU caches: the kernel build of
- * the core, under each pool configuration the userspace suites use.
+ * metadata, spinlocks, kernel RCU and per-CPU heaps: the kernel build of
+ * the core, under each index and the pool configurations the userspace
+ * suites use.
  */
 #include <linux/slab.h>
 
@@ -24,15 +25,27 @@ static const struct kt_config {
 	size_t reserve;
 	unsigned int redzone;
 } kt_configs[] = {
+	/* The default index, the only one with the fast free path. */
+	{ "hash", DMAPOOL_INDEX_HASH, 0, 0, 0 },
 	{ "radix", DMAPOOL_INDEX_RADIX, 0, 0, 0 },
 	{ "btree", DMAPOOL_INDEX_BTREE, 0, 0, 0 },
-	/* Per-CPU caches and automatic shrink keeping one empty chunk. */
+	/*
+	 * The suites' "tcache" sets: DMAPOOL_OPT_THREAD_CACHE is accepted
+	 * and has no effect now (every pool has per-CPU heaps); what they
+	 * test is automatic shrink keeping one empty chunk, whose releases
+	 * go through the pool's work item here.
+	 */
+	{ "hash-tcache", DMAPOOL_INDEX_HASH,
+	  DMAPOOL_OPT_THREAD_CACHE | DMAPOOL_OPT_AUTO_SHRINK, 1, 0 },
 	{ "radix-tcache", DMAPOOL_INDEX_RADIX,
 	  DMAPOOL_OPT_THREAD_CACHE | DMAPOOL_OPT_AUTO_SHRINK, 1, 0 },
 	{ "btree-tcache", DMAPOOL_INDEX_BTREE,
 	  DMAPOOL_OPT_THREAD_CACHE | DMAPOOL_OPT_AUTO_SHRINK, 1, 0 },
+	/* One heap for all CPUs, under the pool lock. */
+	{ "shared", DMAPOOL_INDEX_HASH, DMAPOOL_OPT_SHARED, 0, 0 },
 	/* Every hardening option at once, as the suites' all-hardening. */
-	{ "all-hardening", DMAPOOL_INDEX_RADIX, KT_HARDENING, 0, 24 },
+	{ "all-hardening", DMAPOOL_INDEX_HASH, KT_HARDENING, 0, 24 },
+	{ "radix-all-hardening", DMAPOOL_INDEX_RADIX, KT_HARDENING, 0, 24 },
 	{ "btree-all-hardening", DMAPOOL_INDEX_BTREE, KT_HARDENING, 0, 24 },
 };
 
