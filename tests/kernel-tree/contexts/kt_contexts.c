@@ -311,6 +311,9 @@ static void kt_run(void)
 static char *pending = "";
 module_param(pending, charp, 0444);
 MODULE_PARM_DESC(pending, "combinations the running core refuses, e.g. shared,thread-cache+poison (kt_matrix.h)");
+static char *skip = "";
+module_param(skip, charp, 0444);
+MODULE_PARM_DESC(skip, "combinations not to run at all, same syntax (by hand only)");
 
 struct kt_mblk {
 	void *vaddr;
@@ -333,7 +336,6 @@ static struct {
 	u8 fill;
 } kt_m;
 
-static struct kt_pending kt_pend;
 static struct irq_work kt_mwork;
 static struct completion kt_mwork_done;
 
@@ -503,8 +505,8 @@ static void kt_mwork_fn(struct irq_work *w)
 	complete(&kt_mwork_done);
 }
 
-/* The pool of @c on one workload; false if it failed. */
-static bool kt_m_run(const struct kt_combo *c, struct dmapool *pool)
+/* The pool of @c on one workload, then destroyed. */
+static void kt_m_run(const struct kt_combo *c, struct dmapool *pool)
 {
 	int before = atomic_read(&kt_failures);
 	struct dmapool_stats st;
@@ -551,46 +553,23 @@ static bool kt_m_run(const struct kt_combo *c, struct dmapool *pool)
 	if (atomic_read(&kt_m.sink.total) != kt_m.provoked)
 		kt_mfail(c->name, "destroy reported");
 	kt_m.pool = NULL;
-	if (atomic_read(&kt_failures) != before) {
+	if (atomic_read(&kt_failures) != before)
 		pr_err(KT_PFX "matrix %s FAIL (%d failures)\n", c->name,
 		       atomic_read(&kt_failures) - before);
-		return false;
-	}
-	pr_info(KT_PFX "matrix %s ok (%llu chunks released)\n", c->name,
-		st.chunks_released);
-	return true;
+	else
+		pr_info(KT_PFX "matrix %s ok (%llu chunks released)\n",
+			c->name, st.chunks_released);
 }
 
 static void kt_matrix(void)
 {
 	int before = atomic_read(&kt_failures);
-	unsigned int i, run = 0, gated = 0;
-	struct kt_combo c;
+	struct kt_matrix_count cnt;
 
-	if (kt_pending_parse(&kt_pend, pending, KT_PFX)) {
+	if (kt_matrix_for_each(pending, skip, kt_dev, KT_M_SIZE, KT_M_ALIGN,
+			       &kt_m.sink, KT_PFX "matrix: ", kt_mfail,
+			       kt_m_run, &cnt))
 		atomic_inc(&kt_failures);
-		kt_part("matrix", before);
-		return;
-	}
-	for (i = 0; i < KT_NCOMBOS; i++) {
-		struct dmapool *pool;
-		bool skip;
-
-		kt_combo_get(i, &c);
-		kt_sink_reset(&kt_m.sink);
-		pool = kt_combo_create(&c, &kt_pend, kt_dev, KT_M_SIZE,
-				       KT_M_ALIGN, &kt_m.sink, KT_PFX, &skip,
-				       kt_mfail);
-		if (!pool) {
-			gated += skip;
-			continue;
-		}
-		run++;
-		kt_m_run(&c, pool);
-		cond_resched();
-	}
-	pr_info(KT_PFX "matrix: %u combinations, %u run, %u pending\n",
-		(unsigned int)KT_NCOMBOS, run, gated);
 	kt_part("matrix", before);
 }
 

@@ -31,6 +31,7 @@
 
 #include <linux/atomic.h>
 #include <linux/kernel.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 
 #include <dmapool/dmapool.h>
@@ -332,6 +333,62 @@ static struct dmapool *kt_combo_create(const struct kt_combo *c,
 	else if (gated)
 		fail(c->name, "accepted, but in the pending list: take its entry out of tests/kernel-tree/pending");
 	return pool;
+}
+
+/* What kt_matrix_for_each() did. */
+struct kt_matrix_count {
+	unsigned int run, pending, skipped;
+};
+
+/*
+ * For every combination: reset @sink, create the pool through the gate of
+ * @pending (kt_combo_create) and hand it to @run, which destroys it.
+ * Combinations matching @skip (same syntax; for narrowing a failure down
+ * by hand, run-ci never passes it) are not created at all.  Returns 0, or
+ * -EINVAL when a list does not parse (printed under @pfx).
+ */
+static int kt_matrix_for_each(const char *pending, const char *skip,
+			      struct device *dev, size_t size, size_t align,
+			      struct kt_sink *sink, const char *pfx,
+			      void (*fail)(const char *name, const char *what),
+			      void (*run)(const struct kt_combo *c,
+					  struct dmapool *pool),
+			      struct kt_matrix_count *cnt)
+{
+	static struct kt_pending gate, by_hand;
+	struct kt_combo c;
+	unsigned int i;
+
+	memset(cnt, 0, sizeof(*cnt));
+	if (kt_pending_parse(&gate, pending, pfx) ||
+	    kt_pending_parse(&by_hand, skip, pfx))
+		return -EINVAL;
+	for (i = 0; i < KT_NCOMBOS; i++) {
+		struct dmapool *pool;
+		bool gated;
+
+		kt_combo_get(i, &c);
+		if (kt_pending_match(&by_hand, &c)) {
+			pr_info("%sSKIPPED %s (module parameter skip)\n", pfx,
+				c.name);
+			cnt->skipped++;
+			continue;
+		}
+		kt_sink_reset(sink);
+		pool = kt_combo_create(&c, &gate, dev, size, align, sink, pfx,
+				       &gated, fail);
+		if (!pool) {
+			cnt->pending += gated;
+			continue;
+		}
+		cnt->run++;
+		run(&c, pool);
+		cond_resched();
+	}
+	pr_info("%s%u combinations: %u run, %u pending, %u skipped by hand\n",
+		pfx, (unsigned int)KT_NCOMBOS, cnt->run, cnt->pending,
+		cnt->skipped);
+	return 0;
 }
 
 #endif /* KT_MATRIX_H */

@@ -60,6 +60,9 @@
 static char *pending = "";
 module_param(pending, charp, 0444);
 MODULE_PARM_DESC(pending, "combinations the running core refuses (kt_matrix.h)");
+static char *skip = "";
+module_param(skip, charp, 0444);
+MODULE_PARM_DESC(skip, "combinations not to run at all, same syntax (by hand only)");
 static unsigned int threads = 4;
 module_param(threads, uint, 0444);
 MODULE_PARM_DESC(threads, "kthreads per pool, bound round-robin to the CPUs (2-8)");
@@ -122,7 +125,6 @@ static struct {
 } ks;
 
 static struct device *ks_dev;
-static struct kt_pending ks_pend;
 static atomic_t ks_total_failures = ATOMIC_INIT(0);
 
 static void ks_fail(const char *name, const char *what)
@@ -516,6 +518,7 @@ static void ks_pool(const struct kt_combo *c, struct dmapool *pool)
 {
 	struct dmapool_stats st;
 
+	atomic_set(&ks.failures, 0);
 	ks.pool = pool;
 	memset(ks.table, 0, sizeof(*ks.table) << KS_TABLE_BITS);
 	atomic_set(&ks.finished, 0);
@@ -553,8 +556,7 @@ static void ks_pool_fail(const char *name, const char *what)
 
 static int __init ks_init(void)
 {
-	unsigned int i, run = 0, gated = 0;
-	struct kt_combo c;
+	struct kt_matrix_count cnt;
 
 	spin_lock_init(&ks.driver_lock);
 	ks.nthreads = threads;
@@ -571,10 +573,6 @@ static int __init ks_init(void)
 		atomic_inc(&ks_total_failures);
 		goto summary;
 	}
-	if (kt_pending_parse(&ks_pend, pending, KS_PFX)) {
-		atomic_inc(&ks_total_failures);
-		goto summary;
-	}
 	ks.table = vzalloc(sizeof(*ks.table) << KS_TABLE_BITS);
 	ks_dev = kt_dev_new("kt-stress");
 	if (!ks.table || !ks_dev) {
@@ -584,24 +582,9 @@ static int __init ks_init(void)
 	}
 	pr_info(KS_PFX "%u CPUs online, %u threads, %u rounds of %u blocks, %u races per pool\n",
 		num_online_cpus(), threads, rounds, batch, races);
-	for (i = 0; i < KT_NCOMBOS; i++) {
-		struct dmapool *pool;
-		bool skip;
-
-		kt_combo_get(i, &c);
-		kt_sink_reset(&ks.sink);
-		atomic_set(&ks.failures, 0);
-		pool = kt_combo_create(&c, &ks_pend, ks_dev, KS_SIZE, KS_ALIGN,
-				       &ks.sink, KS_PFX, &skip, ks_pool_fail);
-		if (!pool) {
-			gated += skip;
-			continue;
-		}
-		run++;
-		ks_pool(&c, pool);
-	}
-	pr_info(KS_PFX "%u combinations, %u run, %u pending\n",
-		(unsigned int)KT_NCOMBOS, run, gated);
+	if (kt_matrix_for_each(pending, skip, ks_dev, KS_SIZE, KS_ALIGN,
+			       &ks.sink, KS_PFX, ks_pool_fail, ks_pool, &cnt))
+		atomic_inc(&ks_total_failures);
 summary:
 	pr_info("KT-STRESS SUMMARY: %s\n",
 		atomic_read(&ks_total_failures) ? "FAIL" : "PASS");
