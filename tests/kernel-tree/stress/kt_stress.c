@@ -459,6 +459,8 @@ static void ks_run_threads(int (*fn)(void *), unsigned int n, const char *what)
 			t->task = NULL;
 			ks_fail_at("kthread_create failed", NULL, i);
 			atomic_set(&ks.abort, 1);
+			/* the others must not wait for it to finish */
+			atomic_inc(&ks.finished);
 			complete(&t->done);
 			continue;
 		}
