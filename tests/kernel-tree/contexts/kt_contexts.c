@@ -19,7 +19,29 @@
  *     context allocated (completion-style), while process context keeps
  *     allocating and freeing on the same pools.
  * Every block is checked (alignment and boundary of vaddr and dma) and
- * written.  The pools then stay until rmmod, so the guest can read the
+ * written.
+ *
+ * Then the matrix (kt_matrix.h): one native pool of every combination of
+ * index, automatic shrink, ownership and hardening, each on a workload
+ * that fills a few chunks in process context, frees all of them from hard
+ * irq (chunks empty: with auto shrink they go back inside the free), grows
+ * and empties again there, refills, and does the same under a driver's
+ * spinlock with interrupts off; a double free by address and one by handle
+ * in each of the two contexts.  Each pool must end with nothing in use,
+ * exactly the four provoked reports (through its own sink, opts.report;
+ * the kinds a second free may have, kt_matrix.h) and nothing else; no
+ * block may be handed out twice.  A free must never
+ * allocate or sleep: DEBUG_ATOMIC_SLEEP and lockdep judge that.  The
+ * module parameter "pending" gates combinations the running core cannot
+ * create yet (kt_matrix.h).
+ *
+ * On PREEMPT_RT the kernel's own dma_pool takes a spinlock_t, a sleeping
+ * lock there, so no driver calls dma_pool from a non-threaded hard irq:
+ * RT runs interrupt handlers in threads.  There the "hardirq" parts use a
+ * plain irq_work, which RT runs in its per-CPU irq_work thread, the
+ * context of a threaded handler; elsewhere a hard irq_work.
+ *
+ * The drop-in pools then stay until rmmod, so the guest can read the
  * device's sysfs "pools" file while they exist and while rmmod destroys
  * them (contexts.sh).  Prints "KT-CONTEXTS: <part> ok|FAIL ..." lines and
  * "KT-CONTEXTS SUMMARY: PASS|FAIL".
@@ -31,12 +53,14 @@
 #include <linux/dmapool.h>
 #include <linux/irq_work.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/timer.h>
 
 #include "kt_device.h"
+#include "kt_matrix.h"
 
 #define KT_PFX		"KT-CONTEXTS: "
 #define KT_BLOCKS	96	/* per pool and context: a few chunks' worth */
@@ -158,12 +182,22 @@ static void kt_timer_fn(struct timer_list *t)
 	kt_atomic_round("softirq", in_serving_softirq(), &kt_timer_done);
 }
 
+#ifdef CONFIG_PREEMPT_RT
+/* The irq_work thread: what a threaded interrupt handler runs in. */
+#define KT_IRQ_WORK_INIT(fn)	IRQ_WORK_INIT(fn)
+#define KT_IN_IRQ()		(in_task() && (current->flags & PF_KTHREAD))
+#else
+/* Hard: the callback runs in hardirq context. */
+#define KT_IRQ_WORK_INIT(fn)	IRQ_WORK_INIT_HARD(fn)
+#define KT_IN_IRQ()		in_hardirq()
+#endif
+
 static struct irq_work kt_work;
 static struct completion kt_work_done;
 
 static void kt_work_fn(struct irq_work *w)
 {
-	kt_atomic_round("hardirq", in_hardirq(), &kt_work_done);
+	kt_atomic_round("hardirq", KT_IN_IRQ(), &kt_work_done);
 }
 
 /* Process context keeps working on the pools while an irq round is due. */
@@ -264,6 +298,281 @@ static void kt_run(void)
 	kt_part("hardirq", before);
 }
 
+/* ---- the matrix: every pool option combination, frees in atomic context -- */
+
+#define KT_M_SIZE	256
+#define KT_M_ALIGN	64
+/* 3.5 chunks of 16 blocks (4.7 of 12 with a redzone) */
+#define KT_M_BLOCKS	56
+/* what the atomic contexts grow and empty again: two chunks or more */
+#define KT_M_OWN	32
+#define KT_M_BULK	4
+
+static char *pending = "";
+module_param(pending, charp, 0444);
+MODULE_PARM_DESC(pending, "combinations the running core refuses, e.g. shared,thread-cache+poison (kt_matrix.h)");
+static char *skip = "";
+module_param(skip, charp, 0444);
+MODULE_PARM_DESC(skip, "combinations not to run at all, same syntax (by hand only)");
+
+struct kt_mblk {
+	void *vaddr;
+	dma_addr_t dma;
+	u64 handle;		/* 0: allocated by address */
+};
+
+struct kt_mset {
+	unsigned int n;
+	struct kt_mblk b[KT_M_BLOCKS];
+};
+
+/* The pool under test and what the process side hands to the atomic side. */
+static struct {
+	struct dmapool *pool;
+	struct kt_sink sink;
+	int provoked;			/* reports the test caused */
+	struct kt_mset held;		/* process context allocated these */
+	struct kt_mset own;		/* the atomic side's scratch */
+	u8 fill;
+} kt_m;
+
+static struct irq_work kt_mwork;
+static struct completion kt_mwork_done;
+
+static void kt_mfail(const char *name, const char *what)
+{
+	atomic_inc(&kt_failures);
+	pr_err(KT_PFX "FAIL matrix %s: %s\n", name, what);
+}
+
+/* The test holds @v in no other slot of held or own. */
+static bool kt_m_unique(const void *v, const struct kt_mblk *self)
+{
+	const struct kt_mset *sets[] = { &kt_m.held, &kt_m.own };
+	unsigned int s, i;
+
+	for (s = 0; s < ARRAY_SIZE(sets); s++)
+		for (i = 0; i < sets[s]->n; i++)
+			if (&sets[s]->b[i] != self && sets[s]->b[i].vaddr == v)
+				return false;
+	return true;
+}
+
+/* A new block in @b: where the geometry says, zeroed if asked, not held. */
+static bool kt_m_accept(const char *where, struct kt_mblk *b, bool zeroed)
+{
+	unsigned long v = (unsigned long)b->vaddr;
+
+	if (!b->vaddr) {
+		kt_fail(where, "matrix allocation failed", 0);
+		return false;
+	}
+	if ((v | b->dma) & (KT_M_ALIGN - 1)) {
+		kt_fail(where, "matrix block misaligned", v);
+		return false;
+	}
+	if (zeroed && memchr_inv(b->vaddr, 0, KT_M_SIZE)) {
+		kt_fail(where, "matrix zalloc block not zeroed", v);
+		return false;
+	}
+	if (!kt_m_unique(b->vaddr, b)) {
+		kt_fail(where, "matrix block handed out twice", v);
+		return false;
+	}
+	memset(b->vaddr, kt_m.fill++, KT_M_SIZE);
+	return true;
+}
+
+/*
+ * Fill @s to @n blocks with @gfp: a bulk allocation first, then handle,
+ * address and zeroing allocations in turn.
+ */
+static void kt_m_fill(const char *where, struct kt_mset *s, unsigned int n,
+		      gfp_t gfp)
+{
+	dmapool_gfp_t g = (__force dmapool_gfp_t)gfp;
+	void *va[KT_M_BULK];
+	dmapool_dma_t da[KT_M_BULK];
+	unsigned int k;
+
+	if (s->n + KT_M_BULK <= n) {
+		if (dmapool_alloc_bulk(kt_m.pool, g, KT_M_BULK, va, da) !=
+		    KT_M_BULK) {
+			kt_fail(where, "matrix bulk allocation failed", 0);
+			return;
+		}
+		for (k = 0; k < KT_M_BULK; k++) {
+			struct kt_mblk *b = &s->b[s->n++];
+
+			b->vaddr = va[k];
+			b->dma = da[k];
+			b->handle = 0;
+			if (!kt_m_accept(where, b, false))
+				return;
+		}
+	}
+	while (s->n < n) {
+		struct kt_mblk *b = &s->b[s->n];
+		dmapool_dma_t dma = 0;
+		bool zeroed = false;
+
+		b->handle = 0;
+		switch (s->n % 3) {
+		case 0:
+			b->vaddr = dmapool_alloc_handle(kt_m.pool, g, &dma,
+							&b->handle);
+			if (b->vaddr && !b->handle)
+				kt_fail(where, "matrix block without a handle",
+					(unsigned long)b->vaddr);
+			break;
+		case 1:
+			b->vaddr = dmapool_alloc(kt_m.pool, g, &dma);
+			break;
+		default:
+			b->vaddr = dmapool_zalloc(kt_m.pool, g, &dma);
+			zeroed = true;
+			break;
+		}
+		b->dma = dma;
+		s->n++;
+		if (!kt_m_accept(where, b, zeroed)) {
+			s->n--;
+			return;
+		}
+	}
+}
+
+/*
+ * Free all of @s, newest first: by handle, by address, zeroing, and a bulk
+ * free of the first blocks; with @dup, one double free by address and one
+ * by handle (two reports provoked).
+ */
+static void kt_m_drain(struct kt_mset *s, bool dup)
+{
+	struct kt_mblk dup_addr = { NULL }, dup_handle = { NULL };
+	void *va[KT_M_BULK];
+	dmapool_dma_t da[KT_M_BULK];
+	unsigned int nb = 0;
+
+	while (s->n) {
+		struct kt_mblk *b = &s->b[--s->n];
+
+		if (b->handle) {
+			dmapool_free_handle(kt_m.pool, b->vaddr, b->dma,
+					    b->handle);
+			if (!dup_handle.vaddr)
+				dup_handle = *b;
+		} else if (s->n < KT_M_BULK) {
+			va[nb] = b->vaddr;
+			da[nb++] = b->dma;
+		} else {
+			if (s->n % 2)
+				dmapool_free(kt_m.pool, b->vaddr, b->dma);
+			else
+				dmapool_free_zero(kt_m.pool, b->vaddr, b->dma);
+			if (!dup_addr.vaddr)
+				dup_addr = *b;
+		}
+	}
+	if (nb)
+		dmapool_free_bulk(kt_m.pool, nb, va, da);
+	if (!dup)
+		return;
+	if (dup_addr.vaddr) {
+		kt_m.provoked++;
+		dmapool_free(kt_m.pool, dup_addr.vaddr, dup_addr.dma);
+	}
+	if (dup_handle.vaddr) {
+		kt_m.provoked++;
+		dmapool_free_handle(kt_m.pool, dup_handle.vaddr, dup_handle.dma,
+				    dup_handle.handle);
+	}
+}
+
+/* The atomic side: free what process context handed over, grow, empty. */
+static void kt_m_atomic(const char *where)
+{
+	kt_m_drain(&kt_m.held, true);
+	kt_m_fill(where, &kt_m.own, KT_M_OWN, GFP_ATOMIC);
+	kt_m_drain(&kt_m.own, false);
+}
+
+static void kt_mwork_fn(struct irq_work *w)
+{
+	if (!KT_IN_IRQ())
+		kt_fail("matrix hardirq", "callback not in the expected context", 0);
+	kt_m_atomic("matrix hardirq");
+	complete(&kt_mwork_done);
+}
+
+/* The pool of @c on one workload, then destroyed. */
+static void kt_m_run(const struct kt_combo *c, struct dmapool *pool)
+{
+	int before = atomic_read(&kt_failures);
+	struct dmapool_stats st;
+	unsigned long flags;
+	u64 double_frees;
+
+	kt_m.pool = pool;
+	kt_m.provoked = 0;
+	kt_m.held.n = 0;
+	kt_m.own.n = 0;
+
+	/* fill, then free from hard irq (chunks empty there), twice */
+	kt_m_fill("matrix process", &kt_m.held, KT_M_BLOCKS, GFP_KERNEL);
+	reinit_completion(&kt_mwork_done);
+	irq_work_queue(&kt_mwork);
+	wait_for_completion(&kt_mwork_done);
+	irq_work_sync(&kt_mwork);
+
+	/* refill, then free under a driver's spinlock, interrupts off */
+	kt_m_fill("matrix process", &kt_m.held, KT_M_BLOCKS, GFP_KERNEL);
+	spin_lock_irqsave(&kt_driver_lock, flags);
+	kt_m_atomic("matrix spinlock");
+	spin_unlock_irqrestore(&kt_driver_lock, flags);
+
+	/* a failed fill leaves blocks behind: give them back */
+	kt_m_drain(&kt_m.held, false);
+	kt_m_drain(&kt_m.own, false);
+	dmapool_quiesce(pool);
+	dmapool_get_stats(pool, &st);
+	double_frees = kt_stats_bad_frees(&st);
+	if (st.blocks_in_use)
+		kt_mfail(c->name, "blocks still in use after every free");
+	if (atomic_read(&kt_m.sink.total) != kt_m.provoked ||
+	    kt_sink_unexpected(&kt_m.sink) || st.violations != kt_m.provoked ||
+	    double_frees != kt_m.provoked) {
+		pr_err(KT_PFX "matrix %s: provoked %d double frees; stats: %llu violations, %llu reported as bad frees\n",
+		       c->name, kt_m.provoked, st.violations, double_frees);
+		kt_sink_print(&kt_m.sink, KT_PFX "matrix ", c->name);
+		kt_mfail(c->name, "reports differ from the double frees provoked");
+	}
+	if ((c->features & KT_F_AUTO_SHRINK) && !st.chunks_released)
+		kt_mfail(c->name, "auto shrink released no chunk although every chunk emptied");
+	dmapool_destroy(pool);
+	if (atomic_read(&kt_m.sink.total) != kt_m.provoked)
+		kt_mfail(c->name, "destroy reported");
+	kt_m.pool = NULL;
+	if (atomic_read(&kt_failures) != before)
+		pr_err(KT_PFX "matrix %s FAIL (%d failures)\n", c->name,
+		       atomic_read(&kt_failures) - before);
+	else
+		pr_info(KT_PFX "matrix %s ok (%llu chunks released)\n",
+			c->name, st.chunks_released);
+}
+
+static void kt_matrix(void)
+{
+	int before = atomic_read(&kt_failures);
+	struct kt_matrix_count cnt;
+
+	if (kt_matrix_for_each(pending, skip, kt_dev, KT_M_SIZE, KT_M_ALIGN,
+			       &kt_m.sink, KT_PFX "matrix: ", kt_mfail,
+			       kt_m_run, &cnt))
+		atomic_inc(&kt_failures);
+	kt_part("matrix", before);
+}
+
 static void kt_teardown(void)
 {
 	unsigned int i;
@@ -288,8 +597,9 @@ static int __init kt_init(void)
 
 	timer_setup(&kt_timer, kt_timer_fn, 0);
 	init_completion(&kt_timer_done);
-	/* Hard: the callback runs in hardirq context even on PREEMPT_RT. */
-	kt_work = IRQ_WORK_INIT_HARD(kt_work_fn);
+	kt_work = KT_IRQ_WORK_INIT(kt_work_fn);
+	kt_mwork = KT_IRQ_WORK_INIT(kt_mwork_fn);
+	init_completion(&kt_mwork_done);
 	init_completion(&kt_work_done);
 
 	kt_dev = kt_dev_new("kt-contexts");
@@ -314,6 +624,7 @@ static int __init kt_init(void)
 	}
 
 	kt_run();
+	kt_matrix();
 
 	pr_info("KT-CONTEXTS SUMMARY: %s\n",
 		atomic_read(&kt_failures) ? "FAIL" : "PASS");

@@ -3,13 +3,18 @@
  * kt_buggy: a deliberately broken module for tests/kernel-tree/selftest-detectors.
  *
  * Each "bug=" value commits one classic kernel bug that a detector of the
- * debug kernel must report on the console; run-debug's checker must then
+ * debug kernels must report on the console; run-debug's checker must then
  * fail the run. bug=none does nothing wrong and must pass. Never load this
- * outside a throwaway guest.
+ * outside a throwaway guest. data-race needs KCSAN and irqs-off-spinlock
+ * PREEMPT_RT (the rt kernel); uaf needs KASAN (the debug kernel).
  */
+#include <linux/cpumask.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -17,7 +22,7 @@
 
 static char *bug = "none";
 module_param(bug, charp, 0444);
-MODULE_PARM_DESC(bug, "none, uaf, sleep-in-atomic, might-sleep, lock-order, dma-size, warn");
+MODULE_PARM_DESC(bug, "none, uaf, sleep-in-atomic, might-sleep, lock-order, dma-size, warn, data-race, irqs-off-spinlock");
 
 /* Heap use-after-free: KASAN's "slab-use-after-free". */
 static int bug_uaf(void)
@@ -117,6 +122,73 @@ out:
 	return ret;
 }
 
+/*
+ * Two kthreads on two CPUs update the same variables with plain accesses
+ * for a second: KCSAN's "data-race in".  A counter (read, then write) and a
+ * 16-byte record (wider than a word, so never assumed atomic).
+ */
+static struct {
+	unsigned long counter;
+	u64 rec[2];
+} shared;
+static struct completion race_done[2];
+
+static int race_fn(void *arg)
+{
+	unsigned long id = (unsigned long)arg, end = jiffies + HZ;
+	u64 mine[2] = { id, ~id }, seen[2];
+
+	while (time_before(jiffies, end)) {
+		shared.counter++;
+		memcpy(shared.rec, mine, sizeof(mine));
+		memcpy(seen, shared.rec, sizeof(seen));
+		cpu_relax();
+	}
+	pr_info("kt_buggy: racer %lu done (%lu, %llx)\n", id, shared.counter,
+		seen[0]);
+	complete(&race_done[id]);
+	return 0;
+}
+
+static int bug_data_race(void)
+{
+	unsigned long i;
+	int cpu = cpumask_first(cpu_online_mask);
+
+	if (num_online_cpus() < 2)
+		return -ENODEV;
+	for (i = 0; i < 2; i++) {
+		struct task_struct *t;
+
+		init_completion(&race_done[i]);
+		t = kthread_create(race_fn, (void *)i, "kt_buggy/%lu", i);
+		if (IS_ERR(t))
+			return PTR_ERR(t);
+		kthread_bind(t, cpu);
+		wake_up_process(t);
+		cpu = cpumask_next(cpu, cpu_online_mask);
+	}
+	wait_for_completion(&race_done[0]);
+	wait_for_completion(&race_done[1]);
+	return 0;
+}
+
+/*
+ * A spinlock_t taken with interrupts off: fine without PREEMPT_RT, where it
+ * spins; with it, spinlock_t sleeps: "sleeping function called from
+ * invalid context".
+ */
+static int bug_irqs_off_spinlock(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	spin_lock(&atomic_lock);
+	spin_unlock(&atomic_lock);
+	local_irq_restore(flags);
+	return 0;
+}
+
 /* A plain WARN_ON(): "WARNING:" and a stack trace. */
 static int bug_warn(void)
 {
@@ -141,6 +213,10 @@ static int __init kt_buggy_init(void)
 		return bug_dma_size();
 	if (!strcmp(bug, "warn"))
 		return bug_warn();
+	if (!strcmp(bug, "data-race"))
+		return bug_data_race();
+	if (!strcmp(bug, "irqs-off-spinlock"))
+		return bug_irqs_off_spinlock();
 	pr_err("kt_buggy: unknown bug=%s\n", bug);
 	return -EINVAL;
 }
