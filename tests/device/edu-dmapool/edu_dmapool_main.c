@@ -30,6 +30,8 @@
 #include <linux/iommu.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -327,8 +329,16 @@ static void edu_run(struct edu_ctx *ctx)
 	edu_report_iommu(ctx);
 	if (edu_buffers(ctx))
 		return;
+	/*
+	 * On one CPU: a pool has a heap per CPU, and the attack scenarios
+	 * expect the blocks they free to be the next ones handed out (a
+	 * block freed on another CPU goes back to its own CPU's heap).  The
+	 * task may still sleep (edu's DMA is waited for).
+	 */
+	migrate_disable();
 	edu_native_run(ctx);
 	edu_dropin_run(ctx);
+	migrate_enable();
 	if (!edu_check(ctx, edu_target_intact(ctx),
 		       "the test's target page was written"))
 		return;

@@ -196,7 +196,7 @@ out_destroy:
 /* ---- the attack ----------------------------------------------------- */
 
 #define EDU_LIVE	8	/* blocks the driver keeps through the attack */
-#define EDU_AFTER	16	/* allocations after it: two chunks' worth */
+#define EDU_AFTER	16	/* allocations after it: a chunk's worth or more */
 #define EDU_V2_OFF	136	/* where the second write lands in its block */
 
 struct edu_attack_state {

@@ -415,13 +415,25 @@ static void backend_errors(void)
 	}
 }
 
+/* A pool of one-page blocks in one-page chunks (the default chunk holds
+ * several blocks). */
+static struct dmapool *page_chunk_pool(const char *name,
+				       struct dmapool_dev *dev)
+{
+	struct dmapool_opts o;
+
+	dmapool_opts_init(&o);
+	o.chunk_size = 4096;
+	return dmapool_create_opts(name, dev, 4096, 0, 0, &o);
+}
+
 /* Fill the container up to dma_entry_limit with one-page chunks. */
 static void entry_limit(void)
 {
 	static void *v[ENTRY_LIMIT];
 	static dmapool_dma_t d[ENTRY_LIMIT];
 	struct dmapool_vfio_info vi;
-	struct dmapool *pool = dmapool_create("limit", T.pc, 4096, 0, 0);
+	struct dmapool *pool = page_chunk_pool("limit", T.pc);
 	int64_t avail;
 	int n = 0, i;
 
@@ -963,7 +975,7 @@ static void entry_limit_default(void)
 	static void *v[N];
 	static dmapool_dma_t d[N];
 	struct dmapool_vfio_info before, vi;
-	struct dmapool *pool = dmapool_create("limit-default", T.dev, 4096, 0, 0);
+	struct dmapool *pool = page_chunk_pool("limit-default", T.dev);
 	int n = 0, i;
 
 	if (!pool) {
