@@ -201,6 +201,7 @@ static inline bool dp_block_check_fast(const struct dp_geometry *g,
 	*pos = (size_t)(prod >> 64);
 	return (uint64_t)prod < g->fast_m && c->dma + off == dma;
 #else
+	/* (fast_m is also 0 exactly when fast_recip is.) */
 	const uint64_t p = (off * g->fast_recip) >> 32;
 
 	*pos = (size_t)p;

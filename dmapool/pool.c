@@ -32,7 +32,7 @@
 				 DMAPOOL_OPT_POISON_SAMPLED)
 
 /* The index the fast free path reads when a pool may not take it. */
-static struct dp_hash no_hash = { dp_hash_empty.b, 0, NULL };
+static struct dp_hash no_hash = { dp_hash_empty.b, 0, 0, NULL };
 
 void dmapool_opts_init(struct dmapool_opts *o)
 {
