@@ -7,13 +7,18 @@
  * Everything here must not allocate: counters are atomics, the forbidden
  * window is thread-local state of the executable (static TLS, no
  * allocation), and the backtrace of a forbidden allocation is taken with
- * backtrace(), which ha_init() warmed up (its first call loads libgcc_s).
+ * libgcc's unwinder directly (glibc's backtrace() dlopens libgcc_s on its
+ * first call, which allocates, and LeakSanitizer then blames the loader).
  */
 #define _GNU_SOURCE
+/* Define mmap and mmap64 as themselves (meson builds with 64-bit off_t,
+ * which would make the header rename mmap to mmap64). */
+#undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <malloc.h>
+#include <unwind.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +29,14 @@
 #include <unistd.h>
 
 #include "hostalloc.h"
+
+/*
+ * Not instrumented: these run inside the sanitizers' own start-up (ASan
+ * resolves its interceptors with dlsym, which allocates) before their
+ * shadow memory exists.
+ */
+#define NOSAN __attribute__((no_sanitize_address, no_sanitize_thread, \
+			     no_sanitize_undefined))
 
 static void *(*r_malloc)(size_t);
 static void *(*r_calloc)(size_t, size_t);
@@ -44,6 +57,7 @@ static _Alignas(64) char boot[64 << 10];
 static size_t boot_used;
 static int resolving;
 
+NOSAN
 static void *boot_alloc(size_t n, size_t align)
 {
 	size_t at = (boot_used + align - 1) & ~(align - 1);
@@ -54,6 +68,7 @@ static void *boot_alloc(size_t n, size_t align)
 	return boot + at;	/* zero: boot is never reused */
 }
 
+NOSAN
 static bool in_boot(const void *p)
 {
 	return (const char *)p >= boot && (const char *)p < boot + sizeof(boot);
@@ -62,6 +77,7 @@ static bool in_boot(const void *p)
 #define RESOLVE(name) \
 	(r_##name = (__typeof__(r_##name))dlsym(RTLD_NEXT, #name))
 
+NOSAN
 static void resolve(void)
 {
 	if (r_free)
@@ -91,6 +107,7 @@ static void resolve(void)
 }
 
 /* Not resolved yet: true when the caller must use the boot arena. */
+NOSAN
 static bool early(void)
 {
 	if (r_free)
@@ -116,20 +133,39 @@ static __thread size_t first_size;
 static __thread void *first_bt[24];
 static __thread int first_bt_n;
 
+struct unwind {
+	void **buf;
+	int n, max;
+};
+
+NOSAN
+static _Unwind_Reason_Code unwind_one(struct _Unwind_Context *ctx, void *arg)
+{
+	struct unwind *u = arg;
+
+	if (u->n >= u->max)
+		return _URC_END_OF_STACK;
+	u->buf[u->n++] = (void *)_Unwind_GetIP(ctx);
+	return _URC_NO_REASON;
+}
+
+NOSAN
 static void forbidden(const char *kind, size_t size)
 {
+	struct unwind u = { first_bt, 0, 24 };
+
 	if (!forbid_depth)
 		return;
 	if (!forbid_hits++) {
 		first_kind = kind;
 		first_size = size;
-		forbid_depth++;		/* backtrace() must not recurse here */
-		first_bt_n = backtrace(first_bt, 24);
-		forbid_depth--;
+		_Unwind_Backtrace(unwind_one, &u);
+		first_bt_n = u.n;
 	}
 }
 
 /* Count one host allocation; true when it must fail. */
+NOSAN
 static bool host_alloc(const char *kind, size_t size)
 {
 	unsigned long n = __atomic_add_fetch(&n_allocs, 1, __ATOMIC_RELAXED);
@@ -148,6 +184,7 @@ static bool host_alloc(const char *kind, size_t size)
 	return false;
 }
 
+NOSAN
 static void *live(void *p)
 {
 	if (p)
@@ -155,26 +192,31 @@ static void *live(void *p)
 	return p;
 }
 
+NOSAN
 unsigned long ha_allocs(void)
 {
 	return __atomic_load_n(&n_allocs, __ATOMIC_RELAXED);
 }
 
+NOSAN
 unsigned long ha_failed(void)
 {
 	return __atomic_load_n(&n_failed, __ATOMIC_RELAXED);
 }
 
+NOSAN
 long ha_live(void)
 {
 	return __atomic_load_n(&n_live, __ATOMIC_RELAXED);
 }
 
+NOSAN
 unsigned long ha_maps(void)
 {
 	return __atomic_load_n(&n_maps, __ATOMIC_RELAXED);
 }
 
+NOSAN
 void ha_fail_at(unsigned long k, bool persistent)
 {
 	__atomic_store_n(&fail_k, 0, __ATOMIC_RELEASE);
@@ -183,6 +225,7 @@ void ha_fail_at(unsigned long k, bool persistent)
 	__atomic_store_n(&fail_k, k, __ATOMIC_RELEASE);
 }
 
+NOSAN
 void ha_forbid_begin(const char *what)
 {
 	if (!forbid_depth++) {
@@ -191,6 +234,7 @@ void ha_forbid_begin(const char *what)
 	}
 }
 
+NOSAN
 unsigned long ha_forbid_end(void)
 {
 	unsigned long hits;
@@ -212,16 +256,15 @@ unsigned long ha_forbid_end(void)
 	return hits;
 }
 
+NOSAN
 void ha_init(void)
 {
-	void *bt[4];
-
 	resolve();
-	backtrace(bt, 4);
 }
 
 /* ---- the interposed functions ------------------------------------------- */
 
+NOSAN
 void *malloc(size_t n)
 {
 	if (early())
@@ -231,6 +274,7 @@ void *malloc(size_t n)
 	return live(r_malloc(n));
 }
 
+NOSAN
 void *calloc(size_t n, size_t size)
 {
 	if (early())
@@ -241,6 +285,7 @@ void *calloc(size_t n, size_t size)
 	return live(r_calloc(n, size));
 }
 
+NOSAN
 void *realloc(void *p, size_t n)
 {
 	void *q;
@@ -265,6 +310,7 @@ void *realloc(void *p, size_t n)
 	return q;
 }
 
+NOSAN
 void free(void *p)
 {
 	if (!p || in_boot(p))
@@ -275,6 +321,7 @@ void free(void *p)
 	r_free(p);
 }
 
+NOSAN
 int posix_memalign(void **out, size_t align, size_t n)
 {
 	int ret;
@@ -291,6 +338,7 @@ int posix_memalign(void **out, size_t align, size_t n)
 	return ret;
 }
 
+NOSAN
 void *aligned_alloc(size_t align, size_t n)
 {
 	if (early())
@@ -300,6 +348,7 @@ void *aligned_alloc(size_t align, size_t n)
 	return live(r_aligned_alloc(align, n));
 }
 
+NOSAN
 void *memalign(size_t align, size_t n)
 {
 	if (early())
@@ -309,6 +358,7 @@ void *memalign(size_t align, size_t n)
 	return live(r_memalign(align, n));
 }
 
+NOSAN
 void *valloc(size_t n)
 {
 	if (early())
@@ -318,6 +368,7 @@ void *valloc(size_t n)
 	return live(r_valloc(n));
 }
 
+NOSAN
 void *pvalloc(size_t n)
 {
 	if (early())
@@ -327,12 +378,14 @@ void *pvalloc(size_t n)
 	return live(r_pvalloc(n));
 }
 
+NOSAN
 static void note_map(const char *kind, size_t len)
 {
 	__atomic_add_fetch(&n_maps, 1, __ATOMIC_RELAXED);
 	forbidden(kind, len);
 }
 
+NOSAN
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	if (early())
@@ -342,6 +395,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	return r_mmap(addr, len, prot, flags, fd, off);
 }
 
+NOSAN
 void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 {
 	if (early())
@@ -354,6 +408,7 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 								     fd, off);
 }
 
+NOSAN
 void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 {
 	void *new_addr = NULL;

@@ -55,8 +55,7 @@ void ha_forbid_begin(const char *what);
  */
 unsigned long ha_forbid_end(void);
 
-/* Call once at start, before threads: resolves the real functions and
- * loads what backtrace() needs. */
+/* Call once at start, before threads: resolves the real functions. */
 void ha_init(void);
 
 #endif
