@@ -125,13 +125,20 @@ static long n_live;
 static unsigned long fail_base, fail_k;
 static bool fail_persist;
 
+#define HA_KEEP	16	/* backtraces kept per window */
+#define HA_DEPTH	24
+
+struct hit {
+	const char *kind;
+	size_t size;
+	void *bt[HA_DEPTH];
+	int n;
+};
+
 static __thread int forbid_depth;
 static __thread unsigned long forbid_hits;
 static __thread const char *forbid_what;
-static __thread const char *first_kind;
-static __thread size_t first_size;
-static __thread void *first_bt[24];
-static __thread int first_bt_n;
+static __thread struct hit hits[HA_KEEP];
 
 struct unwind {
 	void **buf;
@@ -152,16 +159,22 @@ static _Unwind_Reason_Code unwind_one(struct _Unwind_Context *ctx, void *arg)
 NOSAN
 static void forbidden(const char *kind, size_t size)
 {
-	struct unwind u = { first_bt, 0, 24 };
+	struct hit *h;
+	struct unwind u;
 
 	if (!forbid_depth)
 		return;
-	if (!forbid_hits++) {
-		first_kind = kind;
-		first_size = size;
+	if (forbid_hits < HA_KEEP) {
+		h = &hits[forbid_hits];
+		h->kind = kind;
+		h->size = size;
+		u.buf = h->bt;
+		u.n = 0;
+		u.max = HA_DEPTH;
 		_Unwind_Backtrace(unwind_one, &u);
-		first_bt_n = u.n;
+		h->n = u.n;
 	}
+	forbid_hits++;
 }
 
 /* Count one host allocation; true when it must fail. */
@@ -235,25 +248,51 @@ void ha_forbid_begin(const char *what)
 }
 
 NOSAN
+/*
+ * Made inside a UBSan report handler?  (The sanitizer's own allocations
+ * while it reports, e.g. on liburcu-bp's misaligned inline read side, see
+ * tests/ubsan.supp: not the library's.)
+ */
+NOSAN
+static bool in_ubsan_handler(const struct hit *h)
+{
+	Dl_info info;
+	int i;
+
+	for (i = 0; i < h->n; i++)
+		if (dladdr(h->bt[i], &info) && info.dli_sname &&
+		    !strncmp(info.dli_sname, "__ubsan_handle", 14))
+			return true;
+	return false;
+}
+
+NOSAN
 unsigned long ha_forbid_end(void)
 {
-	unsigned long hits;
+	unsigned long n, real, k;
 	char **sym;
 	int i;
 
 	if (--forbid_depth)
 		return 0;
-	hits = forbid_hits;
-	if (!hits)
-		return 0;
-	printf("# %s: %lu allocation(s); the first: %s of %zu bytes, from:\n",
-	       forbid_what, hits, first_kind, first_size);
-	sym = backtrace_symbols(first_bt, first_bt_n);
-	for (i = 0; i < first_bt_n; i++)
-		printf("#   %s\n", sym ? sym[i] : "?");
-	free(sym);
+	n = forbid_hits;
+	real = n;
+	for (k = 0; k < n && k < HA_KEEP; k++) {
+		const struct hit *h = &hits[k];
+
+		if (in_ubsan_handler(h)) {
+			real--;
+			continue;
+		}
+		printf("# %s: %s of %zu bytes (allocation %lu of %lu in it), from:\n",
+		       forbid_what, h->kind, h->size, k + 1, n);
+		sym = backtrace_symbols(h->bt, h->n);
+		for (i = 0; i < h->n; i++)
+			printf("#   %s\n", sym ? sym[i] : "?");
+		free(sym);
+	}
 	fflush(stdout);
-	return hits;
+	return real;
 }
 
 NOSAN

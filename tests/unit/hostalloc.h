@@ -49,9 +49,9 @@ void ha_fail_at(unsigned long k, bool persistent);
 /* Forbidden window of this thread; @what names it in the message. */
 void ha_forbid_begin(const char *what);
 /*
- * End it: the number of host allocations and maps the thread made in it.
- * When there were any, the first one's kind, size and backtrace were
- * printed as TAP comments.
+ * End it: the number of host allocations and maps the thread made in it
+ * (not counting those a UBSan report handler made while reporting); the
+ * kind, size and backtrace of the first few were printed as TAP comments.
  */
 unsigned long ha_forbid_end(void);
 
