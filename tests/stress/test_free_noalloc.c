@@ -49,12 +49,11 @@
 
 struct cfg {
 	enum dmapool_index_kind index;
-	const char *iname;
 	unsigned int shrink;	/* 0 off, 1 auto reserve 0, 2 auto reserve 1 */
 	unsigned int owner;	/* 0 self, 1 thread-cache, 2 shared, 3 remote */
 	unsigned int hflags;
 	unsigned int redzone;
-	const char *hname;
+	char name[96];
 };
 
 struct blk {
@@ -168,9 +167,8 @@ static void window_end(struct world *w, struct window *win)
 	w->frees++;
 	w->bad_frees += want;
 	if (allocs && w->allocating++ < 4)
-		NOTE("%s/%s: %s (%s) allocated %lu time(s)", w->cfg->iname,
-		     w->cfg->hname, win->what,
-		     want ? "a bad free" : "a good free", allocs);
+		NOTE("%s: %s (%s) allocated %lu time(s)", w->cfg->name,
+		     win->what, want ? "a bad free" : "a good free", allocs);
 	if ((got != want || of_kind != want) && w->misreported++ < 4)
 		NOTE("%s: %lu reports (%lu of kind %s...), want %lu", win->what,
 		     got, of_kind, mask_name(win->kinds), want);
@@ -566,7 +564,6 @@ int main(int argc, char **argv)
 	};
 	static struct cfg cfgs[3 * 3 * 4 * 8];
 	unsigned int i, s, o, h, n = 0;
-	char name[128];
 
 	tap_init(argc, argv);
 	ha_init();
@@ -577,17 +574,15 @@ int main(int argc, char **argv)
 					struct cfg *c = &cfgs[n++];
 
 					c->index = ix[i].ix;
-					c->iname = ix[i].n;
 					c->shrink = s;
 					c->owner = o;
 					c->hflags = hard[h].f;
 					c->redzone = hard[h].rz;
-					c->hname = hard[h].n;
-					snprintf(name, sizeof(name),
+					snprintf(c->name, sizeof(c->name),
 						 "free-noalloc/%s/%s/%s/%s",
 						 ix[i].n, shrink_name[s],
 						 owner_name[o], hard[h].n);
-					tap_run(name, 120, run_cfg, c);
+					tap_run(c->name, 120, run_cfg, c);
 				}
 	return tap_done();
 }
