@@ -275,6 +275,14 @@ static inline size_t dp_os_page_size(void)
 	return PAGE_SIZE;
 }
 
+/*
+ * The largest default chunk: eight pages.  dma_alloc_coherent() of an
+ * order-3 block is what the kernel's own pools and drivers ask for without
+ * thinking twice; beyond that, a fragmented machine starts to refuse, or
+ * compacts memory in the caller's allocation.
+ */
+#define DP_OS_CHUNK_DEFAULT_MAX	((size_t)32 << 10)
+
 /* The caller's gfp as the kernel's allocators want it. */
 static inline gfp_t dp_kgfp(dmapool_gfp_t gfp)
 {
