@@ -292,7 +292,13 @@ struct dp_chunk *dp_supply_grow(struct dmapool *pool, dmapool_gfp_t gfp)
 	dp_irqflags_t flags;
 	struct dp_chunk *c;
 
-	dp_supply_run_pending(pool);
+	/*
+	 * Releases go back to the device only where the caller may block:
+	 * the kernel frees DMA memory in process context only (an atomic
+	 * grow leaves them to the pool's work item).
+	 */
+	if (!DP_HAVE_WORK || dp_os_gfp_may_block(gfp))
+		dp_supply_run_pending(pool);
 	dp_rcu_reclaim();
 	flags = dp_lock(&pool->lock);
 	c = record_get(pool, gfp, &flags);
@@ -310,13 +316,19 @@ struct dp_chunk *dp_supply_grow(struct dmapool *pool, dmapool_gfp_t gfp)
 	 * No cleared entry may be left that has this chunk's start (the
 	 * backend may hand out memory a release just gave back), and the
 	 * index gets the insert's nodes and one removal's, for the free that
-	 * empties the chunk.  Both drop the lock to allocate: check again.
+	 * empties the chunk.  Both drop the lock to allocate, and another
+	 * context's insert meanwhile may change what this one needs (a new
+	 * root far away): counted again under the lock that the insert holds.
 	 */
 	for (;;) {
 		uint32_t need = ix->ops->nodes_needed(ix, c->vaddr,
 						      pool->geo.chunk_size) +
 				remove_need(ix);
 
+		if (!pool->dead && ix->nspare >= need &&
+		    !(ix->ops->table_needed &&
+		      ix->ops->table_needed(ix, pool->geo.chunk_size)))
+			break;
 		if (!purge(pool, gfp, &flags) ||
 		    (ix->nspare < need && !stock(pool, need, gfp, &flags)) ||
 		    !table(pool, gfp, &flags)) {
@@ -327,10 +339,6 @@ struct dp_chunk *dp_supply_grow(struct dmapool *pool, dmapool_gfp_t gfp)
 			dp_unlock(&pool->lock, flags);
 			return NULL;
 		}
-		if (!pool->dead && ix->nspare >= need &&
-		    !(ix->ops->table_needed &&
-		      ix->ops->table_needed(ix, pool->geo.chunk_size)))
-			break;
 	}
 	ix->ops->insert(ix, c->vaddr, pool->geo.chunk_size, c);
 	DP_WRITE_ONCE(c->live, 1);
