@@ -4,7 +4,7 @@
  * kt_stress) run through, a report sink that counts, and the "pending" gate.
  *
  * Every combination of
- *   index      radix, btree
+ *   index      radix, btree, hash (the default)
  *   shrink     none, DMAPOOL_OPT_AUTO_SHRINK (reserve_chunks 0: every empty
  *              chunk may go)
  *   ownership  default, DMAPOOL_OPT_THREAD_CACHE (the old flag: per-CPU
@@ -14,7 +14,7 @@
  *              blocks out and empty chunks), scrub, random, redzone (16
  *              bytes), DMAPOOL_OPT_POISON_SAMPLED (1 in 4), all (poison,
  *              quarantine, scrub, random and a redzone)
- * is one struct kt_combo, named like "btree/auto-shrink/shared/poison".
+ * is one struct kt_combo, named like "hash/auto-shrink/shared/poison".
  *
  * The pending gate.  A combination the running core refuses at create is a
  * failure, unless it matches an entry of the module parameter "pending"
@@ -48,6 +48,7 @@
 #define KT_F_RANDOM		0x0080u
 #define KT_F_REDZONE		0x0100u
 #define KT_F_POISON_SAMPLED	0x0200u
+#define KT_F_HASH		0x0400u
 
 static const struct {
 	unsigned int f;
@@ -63,6 +64,7 @@ static const struct {
 	{ KT_F_RANDOM, "random" },
 	{ KT_F_REDZONE, "redzone" },
 	{ KT_F_POISON_SAMPLED, "poison-sampled" },
+	{ KT_F_HASH, "hash" },
 };
 
 #define KT_HARD_ALL	(KT_F_POISON | KT_F_QUARANTINE | KT_F_SCRUB | \
@@ -92,9 +94,21 @@ static const struct {
 	{ KT_F_SHARED, "shared" },
 };
 
+/* The index axis: radix has no feature bit (the pending gate needs none). */
+static const struct {
+	unsigned int f;
+	const char *name;
+	enum dmapool_index_kind index;
+} kt_indexes[] = {
+	{ 0, "radix", DMAPOOL_INDEX_RADIX },
+	{ KT_F_BTREE, "btree", DMAPOOL_INDEX_BTREE },
+	{ KT_F_HASH, "hash", DMAPOOL_INDEX_HASH },
+};
+
 #define KT_NHARD	ARRAY_SIZE(kt_hardenings)
 #define KT_NOWNERS	ARRAY_SIZE(kt_owners)
-#define KT_NCOMBOS	(2 * 2 * KT_NOWNERS * KT_NHARD)
+#define KT_NINDEXES	ARRAY_SIZE(kt_indexes)
+#define KT_NCOMBOS	(KT_NINDEXES * 2 * KT_NOWNERS * KT_NHARD)
 
 #define KT_REDZONE_BYTES	16
 #define KT_QUARANTINE_MAX	8
@@ -102,6 +116,7 @@ static const struct {
 
 struct kt_combo {
 	unsigned int features;	/* KT_F_* */
+	enum dmapool_index_kind index;
 	char name[64];
 };
 
@@ -110,12 +125,13 @@ static void kt_combo_get(unsigned int i, struct kt_combo *c)
 {
 	unsigned int hard = i % KT_NHARD, owner = i / KT_NHARD % KT_NOWNERS;
 	unsigned int shrink = i / (KT_NHARD * KT_NOWNERS) % 2;
-	unsigned int btree = i / (KT_NHARD * KT_NOWNERS * 2);
+	unsigned int ix = i / (KT_NHARD * KT_NOWNERS * 2) % KT_NINDEXES;
 
+	c->index = kt_indexes[ix].index;
 	c->features = kt_hardenings[hard].f | kt_owners[owner].f |
-		      (shrink ? KT_F_AUTO_SHRINK : 0) | (btree ? KT_F_BTREE : 0);
+		      (shrink ? KT_F_AUTO_SHRINK : 0) | kt_indexes[ix].f;
 	snprintf(c->name, sizeof(c->name), "%s/%s/%s/%s",
-		 btree ? "btree" : "radix", shrink ? "auto-shrink" : "keep",
+		 kt_indexes[ix].name, shrink ? "auto-shrink" : "keep",
 		 kt_owners[owner].name, kt_hardenings[hard].name);
 }
 
@@ -141,8 +157,7 @@ static void kt_combo_opts(const struct kt_combo *c, struct dmapool_opts *o,
 	for (k = 0; k < ARRAY_SIZE(map); k++)
 		if (c->features & map[k].f)
 			o->flags |= map[k].opt;
-	o->index = (c->features & KT_F_BTREE) ? DMAPOOL_INDEX_BTREE :
-						DMAPOOL_INDEX_RADIX;
+	o->index = c->index;
 	if (c->features & KT_F_REDZONE)
 		o->redzone = KT_REDZONE_BYTES;
 	if (c->features & KT_F_QUARANTINE)
@@ -205,7 +220,7 @@ static int kt_pending_parse(struct kt_pending *p, const char *s,
 			return 0;
 	}
 bad:
-	pr_err("%sFAIL bad pending entry near \"%s\" (features: btree, auto-shrink, thread-cache, shared, poison, quarantine, scrub, random, redzone, poison-sampled)\n",
+	pr_err("%sFAIL bad pending entry near \"%s\" (features: btree, hash, auto-shrink, thread-cache, shared, poison, quarantine, scrub, random, redzone, poison-sampled)\n",
 	       pfx, word);
 	return -EINVAL;
 }
