@@ -50,10 +50,13 @@
 #define KT_F_POISON_SAMPLED	0x0200u
 #define KT_F_HASH		0x0400u
 
-static const struct {
+/* A feature set (KT_F_*) and its name. */
+struct kt_named {
 	unsigned int f;
 	const char *name;
-} kt_feature_names[] = {
+};
+
+static const struct kt_named kt_feature_names[] = {
 	{ KT_F_BTREE, "btree" },
 	{ KT_F_AUTO_SHRINK, "auto-shrink" },
 	{ KT_F_THREAD_CACHE, "thread-cache" },
@@ -71,10 +74,7 @@ static const struct {
 			 KT_F_RANDOM | KT_F_REDZONE)
 
 /* The hardening axis, in order; "all" is the last. */
-static const struct {
-	unsigned int f;
-	const char *name;
-} kt_hardenings[] = {
+static const struct kt_named kt_hardenings[] = {
 	{ 0, "none" },
 	{ KT_F_POISON, "poison" },
 	{ KT_F_QUARANTINE, "quarantine" },
@@ -85,10 +85,7 @@ static const struct {
 	{ KT_HARD_ALL, "all" },
 };
 
-static const struct {
-	unsigned int f;
-	const char *name;
-} kt_owners[] = {
+static const struct kt_named kt_owners[] = {
 	{ 0, "default" },
 	{ KT_F_THREAD_CACHE, "thread-cache" },
 	{ KT_F_SHARED, "shared" },
