@@ -19,7 +19,7 @@
  *                dmapool_kdev() (<dmapool/kernel.h>).  A pool holds a
  *                reference (get_device) for its whole life.
  *  reports       pr_err_ratelimited() by default (os_kernel.c).
- *  internal bugs WARN_ON(); abort-on-violation is panic() (os_kernel.c).
+ *  internal bugs WARN_ON(); abort-on-violation is panic().
  *  atomics       the kernel's atomic_t/atomic64_t operations on the core's
  *                u32 and u64 words, xchg/cmpxchg, READ_ONCE/WRITE_ONCE and
  *                the bitops; the claim of a block is one lock btr on x86.
@@ -50,6 +50,7 @@
 #include <linux/limits.h>
 #include <linux/local_lock.h>
 #include <linux/mm.h>
+#include <linux/panic.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
@@ -345,7 +346,19 @@ static inline void dp_os_strscpy(char *d, const char *s, size_t n)
 /* ---- reports -------------------------------------------------------- */
 
 void dp_os_report_default(const struct dmapool_report *r);
-void dp_os_violation_abort(const struct dmapool_report *r);
+
+/*
+ * A pool created with DMAPOOL_OPT_ABORT_ON_VIOLATION asked to stop the
+ * world on misuse (fuzzing, bring-up): panic, after the report is out.
+ * Inline, so that objtool sees the caller end in panic(): out of line it
+ * either warns that the function lacks __noreturn (6.12, vmlinux.o) or,
+ * with __noreturn, that the caller falls through (6.1, one object).
+ */
+static inline void dp_os_violation_abort(const struct dmapool_report *r)
+{
+	panic("dmapool: %s in pool \"%s\" (abort-on-violation)\n",
+	      dmapool_report_kind_name(r->kind), r->pool_name);
+}
 
 /* ---- atomics and entropy -------------------------------------------- */
 

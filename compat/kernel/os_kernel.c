@@ -2,8 +2,8 @@
 /*
  * Kernel side of the seam, out of line: the global lock, the per-CPU owner
  * objects, the work item runner, DMA chunks on a struct device, the default
- * report sink, abort-on-violation, and host frees that must not happen in
- * the caller's context.
+ * report sink, and host frees that must not happen in the caller's
+ * context.
  *
  * Deferred host frees.  The caller of a free may be atomic (dma_pool_free()
  * in an interrupt or under the driver's spinlock) and the core may free host
@@ -230,16 +230,6 @@ void dp_os_report_default(const struct dmapool_report *r)
 			   r->owner_name ? r->owner_name : "",
 			   (unsigned long long)r->count,
 			   r->detail ? r->detail : "");
-}
-
-/*
- * A pool created with DMAPOOL_OPT_ABORT_ON_VIOLATION asked to stop the
- * world on misuse (fuzzing, bring-up): panic, after the report is out.
- */
-void dp_os_violation_abort(const struct dmapool_report *r)
-{
-	panic("dmapool: %s in pool \"%s\" (abort-on-violation)\n",
-	      dmapool_report_kind_name(r->kind), r->pool_name);
 }
 
 /* ---- the public API, for other modules ------------------------------ */
