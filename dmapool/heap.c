@@ -320,19 +320,36 @@ void dp_heap_give(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
 		  struct dp_chunk **release)
 {
 	struct dp_quarantine *q = &h->q;
+	struct dp_qent *e, old;
 	uint32_t now;
 
 	if (DP_LIKELY(!(h->pool->steps & DP_STEP_QUARANTINE))) {
 		put(h, c, pos, release);
 		return;
 	}
-	/* What quiesce let go, and room for this one (forced, counted). */
 	now = DP_READ_ONCE(h->pool->qepoch);
-	while (q->count &&
-	       ((int32_t)(q->ring[q->head].epoch - now) < 0 ||
-		q->count == q->max)) {
-		if ((int32_t)(q->ring[q->head].epoch - now) >= 0)
-			DP_WRITE_ONCE(q->forced, q->forced + 1);
+	e = &q->ring[q->head];
+	if (DP_LIKELY(q->count == q->max &&
+		      (int32_t)(e->epoch - now) >= 0)) {
+		/*
+		 * Full, and the oldest still waits for a quiesce: it is pushed
+		 * out (forced, counted) and the new one takes its slot, which
+		 * is the tail of a full ring.  One read, one write.
+		 */
+		old = *e;
+		e->c = c;
+		e->pos = pos;
+		e->epoch = now;
+		if (++q->head == q->max)
+			q->head = 0;
+		DP_WRITE_ONCE(q->forced, q->forced + 1);
+		put(h, old.c, old.pos, release);
+		return;
+	}
+	/* What a quiesce let go, then room for this one. */
+	dp_heap_quiesce(h, false, release);
+	if (q->count == q->max) {
+		DP_WRITE_ONCE(q->forced, q->forced + 1);
 		release_oldest(h, release);
 	}
 	quarantine_push(q, c, pos, now);
