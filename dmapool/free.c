@@ -234,7 +234,7 @@ void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 		  bool zero)
 {
 	const uintptr_t va = (uintptr_t)vaddr;
-	uintptr_t off;
+	uintptr_t off = 0;
 
 	if (DP_LIKELY(pool->index.ops == &dp_hash_ops) &&
 	    free_owned(pool, dp_hash_find_off(&pool->index.hash, va, &off),
