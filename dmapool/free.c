@@ -141,12 +141,29 @@ static void owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos,
 		dp_report_deliver(pool, &rep);
 }
 
-void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
-		     bool zero)
+/* A claimed block of a chunk the caller did not own a moment ago. */
+static void free_claimed_other(struct dmapool *pool, struct dp_chunk *c,
+			       uint32_t pos, bool zero)
 {
 	struct dp_chunk *release = NULL;
 	struct dp_pending rep;
 	bool bad = false;
+
+	if ((pool->steps & DP_STEPS_FREE_BYTES) || zero)
+		bad = dp_harden_free_bytes(pool, c, pos,
+					   DP_READ_ONCE(c->st[pos]), zero,
+					   &rep);
+	/* Ours by now (an orphan adopted)?  Then our own remote list. */
+	give_other(pool, c, pos, &release);
+	if (release)
+		dp_supply_release(pool, release, true);
+	if (bad)
+		dp_report_deliver(pool, &rep);
+}
+
+void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
+		     bool zero)
+{
 	dp_owner_t tok;
 	dp_pin_t pin;
 
@@ -156,15 +173,7 @@ void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
 		return;
 	}
 	dp_owner_unpin(&pool->owners, pin);
-	if ((pool->steps & DP_STEPS_FREE_BYTES) || zero)
-		bad = dp_harden_free_bytes(pool, c, pos,
-					   DP_READ_ONCE(c->st[pos]), zero,
-					   &rep);
-	give_other(pool, c, pos, &release);
-	if (release)
-		dp_supply_release(pool, release, true);
-	if (bad)
-		dp_report_deliver(pool, &rep);
+	free_claimed_other(pool, c, pos, zero);
 }
 
 /*
@@ -243,14 +252,45 @@ void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 	free_general(pool, vaddr, dma, zero);
 }
 
+/*
+ * A free of another context's block in a hash pool with the one-multiply
+ * check: the lookup again under RCU (the record cannot describe other
+ * memory while we look, chunk.h), the checks, the claim.  True when done;
+ * false (nothing changed) when anything fails: the general path judges it.
+ */
+static bool free_remote(struct dmapool *pool, uintptr_t va, dmapool_dma_t dma,
+			bool zero)
+{
+	struct dp_chunk *c;
+	uintptr_t off;
+	size_t pos;
+
+	dp_rcu_read_lock();
+	c = dp_hash_find_off(&pool->index.hash, va, &off);
+	if (DP_UNLIKELY(c == &dp_chunk_none || !DP_READ_ONCE(c->live) ||
+			!dp_block_check_fast(&pool->geo, c, off, dma, &pos) ||
+			!dp_state_claim(c, pos))) {
+		dp_rcu_read_unlock();
+		return false;
+	}
+	/* Claimed: the chunk holds our block and stays until we let it go. */
+	dp_rcu_read_unlock();
+	free_claimed_other(pool, c, (uint32_t)pos, zero);
+	return true;
+}
+
 /* The fast path declined (@c and @off: what its lookup found). */
 static DP_NOINLINE void free_declined(struct dmapool *pool, void *vaddr,
 				      dmapool_dma_t dma, struct dp_chunk *c,
 				      uintptr_t off)
 {
-	if (DP_LIKELY(pool->index.ops == &dp_hash_ops) &&
-	    free_owned(pool, c, off, dma, false))
-		return;
+	if (DP_LIKELY(pool->index.ops == &dp_hash_ops)) {
+		if (free_owned(pool, c, off, dma, false))
+			return;
+		if (DP_LIKELY(pool->geo.fast_m) &&
+		    free_remote(pool, (uintptr_t)vaddr, dma, false))
+			return;
+	}
 	free_general(pool, vaddr, dma, false);
 }
 
