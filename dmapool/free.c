@@ -122,8 +122,9 @@ static void give_other(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
  * byte work, then quarantine or reuse (and a release automatic shrink asks
  * for).  Unpins.
  */
-static void owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos,
-			bool zero, dp_pin_t pin)
+static inline __attribute__((always_inline)) void
+owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos, bool zero,
+	    dp_pin_t pin)
 {
 	struct dp_chunk *release = NULL;
 	struct dp_pending rep;
@@ -133,7 +134,18 @@ static void owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos,
 		bad = dp_harden_free_bytes(pool, c, (uint32_t)pos,
 					   DP_READ_ONCE(c->st[pos]), zero,
 					   &rep);
-	dp_heap_give(c->heap, c, (uint32_t)pos, &release);
+	if (pool->steps & (DP_STEP_QUARANTINE | DP_STEP_AUTO_SHRINK)) {
+		dp_heap_give(c->heap, c, (uint32_t)pos, &release);
+	} else if (DP_LIKELY(!dp_block_put(c, pos))) {
+		/* Reuse with nothing more to do: the bit back, as the fast
+		 * path does. */
+		dp_owner_unpin(&pool->owners, pin);
+		if (DP_UNLIKELY(bad))
+			dp_report_deliver(pool, &rep);
+		return;
+	} else {
+		dp_heap_give_put(c->heap, c, (uint32_t)pos, &release);
+	}
 	dp_owner_unpin(&pool->owners, pin);
 	if (DP_UNLIKELY(release))
 		dp_supply_release(pool, release, true);
@@ -183,8 +195,9 @@ void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
  * when done; false (nothing changed) when the block is not the caller's or
  * the checks or the claim fail.
  */
-static bool free_owned(struct dmapool *pool, struct dp_chunk *c,
-		       uintptr_t off, dmapool_dma_t dma, bool zero)
+static inline __attribute__((always_inline)) bool
+free_owned(struct dmapool *pool, struct dp_chunk *c,
+	   uintptr_t off, dmapool_dma_t dma, bool zero)
 {
 	const struct dp_geometry *g = &pool->geo;
 	dp_owner_t tok;

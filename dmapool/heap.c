@@ -77,6 +77,7 @@ uint64_t dp_zero_word;
 static void unstage(struct dp_heap *h)
 {
 	h->wp = &dp_zero_word;
+	h->swp = &dp_zero_word;
 	h->cur = NULL;
 }
 
@@ -148,14 +149,11 @@ static bool stage(struct dp_heap *h)
 	return true;
 }
 
-bool dp_heap_restage(struct dp_heap *h)
+static bool restage(struct dp_heap *h)
 {
 	struct dp_chunk *c = h->cur;
 	uint64_t s;
 
-	/* Pools whose allocations have steps never stage. */
-	if (DP_UNLIKELY(!h->pool->fast_alloc))
-		return false;
 	if (DP_LIKELY(c)) {
 		/* The word the fast path emptied, and any empty after it. */
 		s = c->summary;
@@ -183,6 +181,24 @@ bool dp_heap_restage(struct dp_heap *h)
 		return true;
 	}
 	return stage(h);
+}
+
+bool dp_heap_restage(struct dp_heap *h)
+{
+	/* Pools whose allocations have steps never stage for the fast path. */
+	if (DP_UNLIKELY(!h->pool->fast_alloc))
+		return false;
+	return restage(h);
+}
+
+bool dp_heap_restage_stepped(struct dp_heap *h)
+{
+	bool ok = restage(h);
+
+	/* The word is the stepped path's: the fast path still sees none. */
+	h->swp = ok ? h->wp : &dp_zero_word;
+	h->wp = &dp_zero_word;
+	return ok;
 }
 
 bool dp_heap_take(struct dp_heap *h, struct dp_chunk **cp, uint32_t *pos)
@@ -314,6 +330,17 @@ void dp_heap_quiesce(struct dp_heap *h, bool all, struct dp_chunk **release)
 	while (q->count &&
 	       (all || (int32_t)(q->ring[q->head].epoch - now) < 0))
 		release_oldest(h, release);
+}
+
+void dp_heap_give_put(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
+		      struct dp_chunk **release)
+{
+	/* Without quarantine or automatic shrink the bit is already back. */
+	if (!(h->pool->steps & (DP_STEP_QUARANTINE | DP_STEP_AUTO_SHRINK))) {
+		after_put(h, c, true, release);
+		return;
+	}
+	dp_heap_give(h, c, pos, release);
 }
 
 void dp_heap_give(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
