@@ -174,14 +174,20 @@ struct dpf_params {
 	unsigned int quarantine_max;
 	size_t reserve_chunks;
 	uint64_t seed;
+	unsigned int poison_sample;
+	unsigned int reserved;		/* 0: none; 1: reserved32 = 1; 2..4:
+					 * reserved[0..2] = 1 (must be refused) */
 	bool plain;			/* no options: use dmapool_create() */
 };
 
 /*
- * Options a build accepts: a pool asking for anything else, or for a pair
- * of options it refuses together, may be refused.  Features are numbered
- * for the pair table: DMAPOOL_OPT_* bit k is feature k, a redzone is
- * DPF_FEAT_REDZONE.
+ * Options a build accepts, probed by creating pools: a pool asking for an
+ * option the build refuses alone, or for a pair it refuses together, must
+ * be refused.  Features are numbered for the pair table: DMAPOOL_OPT_* bit
+ * k is feature k, a redzone is DPF_FEAT_REDZONE.  The dmapool adapter
+ * checks the probe against the contract (every option and index kind the
+ * header names accepted, alone and with any other, but POISON with
+ * POISON_SAMPLED).
  */
 #define DPF_FEAT_REDZONE	31
 struct dpf_features {
@@ -202,6 +208,9 @@ struct dpf_report {
 	uint64_t handle;
 	uint64_t count;
 	char owner[32];
+	char name[32];			/* pool_name */
+	bool own_sink;			/* came through the pool's own sink
+					 * (opts.report), not the global one */
 };
 
 typedef void (*dpf_report_cb)(const struct dpf_report *r, void *ctx);
@@ -245,6 +254,13 @@ struct dpf_adapter {
 };
 
 extern const struct dpf_adapter dpf_dmapool_adapter;
+/* errno after dpf_dmapool_adapter.create() returned NULL. */
+extern int dpf_create_errno;
+/* Does it create @p with dmapool_create() (no options, so no sink of its
+ * own) rather than dmapool_create_opts()? */
+bool dpf_dmapool_plain(const struct dpf_params *p);
+/* dmapool_opts_init(), then what @p asks for (not the sink). */
+void dpf_params_to_opts(const struct dpf_params *p, struct dmapool_opts *o);
 /* A design of bench/baselines/ by name ("linux-embedded", ...); aborts
  * when there is none.  One at a time: it replaces the previous one. */
 const struct dpf_adapter *dpf_baseline_adapter(const char *name);

@@ -52,6 +52,7 @@
  * a free of a block whose redzone holds a byte the key never has (0x00,
  * 0xff) reports the overrun once.  Anything else aborts.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,9 @@ struct expect {
 	const char *owner;		/* free-wrong-pool */
 	bool check_count;
 	uint64_t count;			/* destroy-busy */
+	bool check_sink;		/* a report without a pool: */
+	bool own_sink;			/* through the create's own sink */
+	const char *name;		/* naming this pool, or NULL */
 	/* Device reports (poison, redzone) this call must make about @block:
 	 * between dev_min and dev_max of kind dev_kind; any other device
 	 * report must only be sound (name memory the device wrote). */
@@ -279,6 +283,14 @@ static void settle(const struct expect *e)
 			  !strcmp(r->owner, e->owner),
 			  "free-wrong-pool names owner \"%s\", not \"%s\"",
 			  r->owner, e->owner);
+		dpf_check(!e->check_sink || r->own_sink == e->own_sink,
+			  "report %s went to the %s sink, not the %s one",
+			  dmapool_report_kind_name(r->kind),
+			  r->own_sink ? "pool's own" : "global",
+			  e->own_sink ? "pool's own" : "global");
+		dpf_check(!e->name || !strcmp(r->name, e->name),
+			  "report %s names pool \"%s\", not \"%s\"",
+			  dmapool_report_kind_name(r->kind), r->name, e->name);
 		dpf_check(!e->check_count || r->count == e->count,
 			  "report %s counts %llu, expected %llu",
 			  dmapool_report_kind_name(r->kind),
@@ -618,7 +630,11 @@ static void decode_params(struct dpf_in *in, struct dpf_params *p)
 	p->quarantine_max = q;
 	p->reserve_chunks = r % 4;
 	p->seed = 0x5eed0000u | a << 8 | b;
+	/* Through dmapool_create() when no other option is set: its index
+	 * is the default one. */
 	p->plain = a & 0x20;
+	if (p->plain)
+		p->index = DMAPOOL_INDEX_HASH;
 }
 
 static void op_create(struct dpf_in *in)
@@ -652,10 +668,20 @@ static void op_create(struct dpf_in *in)
 
 			dpf_check(v != DPF_MUST_WORK || oom,
 				  "create refused a valid pool");
+			/* Refused: one bad-geometry naming the pool, to the
+			 * sink the create was given, errno EINVAL; out of
+			 * memory: no report, ENOMEM. */
+			dpf_check(dpf_create_errno == (oom ? ENOMEM : EINVAL),
+				  "create refused (%s) with errno %d",
+				  oom ? "out of memory" : "bad geometry",
+				  dpf_create_errno);
 			if (!oom)
 				settle(&(struct expect){
 					.n = 1,
-					.kinds = K(DMAPOOL_R_BAD_GEOMETRY) });
+					.kinds = K(DMAPOOL_R_BAD_GEOMETRY),
+					.check_sink = true,
+					.own_sink = !dpf_dmapool_plain(&p),
+					.name = s->name });
 		}
 		return;
 	}
