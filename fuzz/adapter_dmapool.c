@@ -50,6 +50,8 @@ static void convert(const struct dmapool_report *r, struct dpf_report *out,
 		snprintf(out->owner, sizeof(out->owner), "%s", r->owner_name);
 	if (r->pool_name)
 		snprintf(out->name, sizeof(out->name), "%s", r->pool_name);
+	if (r->detail)
+		snprintf(out->detail, sizeof(out->detail), "%s", r->detail);
 }
 
 static void to_pool(const struct dmapool_report *r, struct dpool *dp,
@@ -207,6 +209,23 @@ static void *dp_alloc(void *pool, dmapool_gfp_t gfp, uint64_t *dma)
 static void dp_free(void *pool, void *vaddr, uint64_t dma)
 {
 	dmapool_free(P(pool), vaddr, dma);
+}
+
+static void dp_free_zero(void *pool, void *vaddr, uint64_t dma)
+{
+	dmapool_free_zero(P(pool), vaddr, dma);
+}
+
+static unsigned int dp_alloc_bulk(void *pool, dmapool_gfp_t gfp,
+				  unsigned int n, void **vaddrs, uint64_t *dmas)
+{
+	return dmapool_alloc_bulk(P(pool), gfp, n, vaddrs, dmas);
+}
+
+static void dp_free_bulk(void *pool, unsigned int n, void *const *vaddrs,
+			 const uint64_t *dmas)
+{
+	dmapool_free_bulk(P(pool), n, vaddrs, dmas);
 }
 
 static struct dmapool_block dp_alloc_block(void *pool, dmapool_gfp_t gfp)
@@ -393,6 +412,9 @@ const struct dpf_adapter dpf_dmapool_adapter = {
 	.free = dp_free,
 	.alloc_block = dp_alloc_block,
 	.free_block = dp_free_block,
+	.free_zero = dp_free_zero,
+	.alloc_bulk = dp_alloc_bulk,
+	.free_bulk = dp_free_bulk,
 	.quiesce = DP_QUIESCE,
 	.shrink = DP_SHRINK,
 	.stats = dp_stats,

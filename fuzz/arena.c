@@ -28,6 +28,9 @@ static unsigned int fail_next;
 static bool fail_misalign;
 static unsigned long refusals;
 static uint64_t serial;
+/* Chunks held per owner (the ops harness counts before every allocation). */
+#define MAX_OWNERS	4096
+static uint32_t held_by[MAX_OWNERS], held_orphans;
 static dpf_release_hook hook;
 static void *hook_ctx;
 
@@ -80,9 +83,12 @@ void dpf_arena_reset(void)
 	for (i = 0; i < nchunks; i++)
 		forget(chunks[i].va, chunks[i].len);
 	nchunks = 0;
+	memset(held_by, 0, sizeof(held_by));
+	held_orphans = 0;
 	held_bytes = 0;
 	fail_next = 0;
 	fail_misalign = false;
+	dpf_warns_expected = 0;
 	refusals = 0;
 	serial = 0;
 	hook = NULL;
@@ -122,7 +128,10 @@ int dpf_arena_alloc(int owner, size_t size, size_t align, void **va,
 		skew = 2048;
 		align = align < 4096 ? 4096 : align;
 	}
-	if (!size || size + skew > DPF_ARENA_BUDGET - held_bytes ||
+	if (skew)
+		dpf_warns_expected++;	/* the core's check of the backend */
+	if (owner < 0 || owner >= MAX_OWNERS || !size ||
+	    size + skew > DPF_ARENA_BUDGET - held_bytes ||
 	    nchunks == DPF_ARENA_CHUNKS || !dpf_is_pow2(align) ||
 	    align > ARENA_ALIGN)
 		goto refuse;
@@ -143,8 +152,10 @@ int dpf_arena_alloc(int owner, size_t size, size_t align, void **va,
 	chunks[i].dma = DPF_DMA_BASE + cand;
 	chunks[i].len = size;
 	chunks[i].owner = owner;
+	chunks[i].ctx = dpf_ctx;
 	chunks[i].serial = ++serial;
 	nchunks++;
+	held_by[owner]++;
 	held_bytes += size;
 	*va = chunks[i].va;
 	*dma = chunks[i].dma;
@@ -197,18 +208,25 @@ void dpf_arena_free(int owner, void *va, uint64_t dma, size_t size)
 	if (hook)
 		hook(c, hook_ctx);
 	forget(c->va, c->len);
+	if (c->owner < 0)
+		held_orphans--;
+	else
+		held_by[c->owner]--;
 	held_bytes -= c->len;
 	memmove(c, c + 1, (nchunks - i - 1) * sizeof(*c));
 	nchunks--;
 }
 
+uint64_t dpf_arena_serial(void)
+{
+	return serial;
+}
+
 size_t dpf_arena_count(int owner)
 {
-	size_t i, n = 0;
-
-	for (i = 0; i < nchunks; i++)
-		n += chunks[i].owner == owner;
-	return n;
+	if (owner < 0)
+		return held_orphans;
+	return owner < MAX_OWNERS ? held_by[owner] : 0;
 }
 
 const struct dpf_chunk *dpf_arena_at(size_t i)
@@ -220,9 +238,13 @@ void dpf_arena_orphan(int owner)
 {
 	size_t i;
 
+	if (owner < 0 || owner >= MAX_OWNERS)
+		return;
 	for (i = 0; i < nchunks; i++)
 		if (chunks[i].owner == owner)
 			chunks[i].owner = -1;
+	held_orphans += held_by[owner];
+	held_by[owner] = 0;
 }
 
 bool dpf_arena_contains(const void *p)

@@ -345,6 +345,7 @@ static void one(struct dpf_in *in, int owner)
 		dpf_check(e == EINVAL, "create refused with errno %d", e);
 		dpf_check(G.ncap != 1 || !strcmp(G.cap[0].name, "geometry"),
 			  "bad-geometry names pool \"%s\"", G.cap[0].name);
+		dpf_log("  -> refused: %s", G.ncap ? G.cap[0].detail : "?");
 		expect_reports(1, DMAPOOL_R_BAD_GEOMETRY);
 		return;
 	}
@@ -421,6 +422,11 @@ static void one(struct dpf_in *in, int owner)
 	dpf_check(dpf_arena_count(owner) == filled,
 		  "%zu chunks for %zu full chunks of blocks",
 		  dpf_arena_count(owner), filled);
+	dpf_log("  -> works: block %llu, stride %llu, %llu blocks in chunks of %llu bytes; %zu of %zu filled",
+		(unsigned long long)st.block_size,
+		(unsigned long long)st.stride,
+		(unsigned long long)st.blocks_per_chunk,
+		(unsigned long long)st.chunk_size, filled, nchunks);
 	expect_reports(0, 0);
 
 	/* No overlap (sorted); per chunk, the kernel's offsets exactly. */

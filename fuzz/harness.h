@@ -75,6 +75,9 @@ void dpf_log(const char *fmt, ...);
 			dpf_fail(__VA_ARGS__);		\
 	} while (0)
 
+/* Failed internal checks of the core a harness provoked (common.c). */
+extern unsigned int dpf_warns_expected;
+
 /* Reads DPF_TRACE once; every harness entry calls it. */
 void dpf_env_init(void);
 
@@ -114,7 +117,8 @@ struct dpf_chunk {
 	uint64_t dma;
 	size_t len;
 	int owner;		/* pool instance id, or -1 once orphaned */
-	uint64_t serial;	/* unique per allocation */
+	int ctx;		/* dpf_ctx of the call that took it */
+	uint64_t serial;	/* unique per allocation, increasing */
 };
 
 /*
@@ -137,6 +141,8 @@ int dpf_arena_alloc(int owner, size_t size, size_t align, void **va,
 void dpf_arena_free(int owner, void *va, uint64_t dma, size_t size);
 /* The chunk that holds @p, or NULL. */
 const struct dpf_chunk *dpf_arena_find(const void *p);
+/* The serial of the last chunk handed out (0: none yet in this input). */
+uint64_t dpf_arena_serial(void);
 /* Chunks held by @owner (-1: orphans). */
 size_t dpf_arena_count(int owner);
 /* The i-th chunk held (any owner), NULL past the end. */
@@ -149,6 +155,18 @@ void *dpf_arena_end(void);
 
 /* A dmapool backend over the arena for pool instance @owner. */
 struct dmapool_dev *dpf_arena_dev(int owner);
+
+/*
+ * The second thread (worker.c): @fn(@arg) runs in context @ctx (0: the
+ * harness's own thread, 1: the worker, started on first use) while the
+ * caller waits.  dpf_ctx is the context calling into the allocator now.
+ * dpf_worker_exit() ends the worker (its exit orphans its heaps); false
+ * when it was not running.
+ */
+#define DPF_CTXS	2
+extern int dpf_ctx;
+void dpf_in_ctx(int ctx, void (*fn)(void *arg), void *arg);
+bool dpf_worker_exit(void);
 
 /* RCU callbacks (determinism.c): run what the core queued with
  * dp_call_rcu; returns how many ran.  Call only between steps. */
@@ -209,6 +227,7 @@ struct dpf_report {
 	uint64_t count;
 	char owner[32];
 	char name[32];			/* pool_name */
+	char detail[80];		/* the start of its sentence */
 	bool own_sink;			/* came through the pool's own sink
 					 * (opts.report), not the global one */
 };
@@ -246,6 +265,14 @@ struct dpf_adapter {
 	void (*free)(void *pool, void *vaddr, uint64_t dma);
 	struct dmapool_block (*alloc_block)(void *pool, dmapool_gfp_t gfp);
 	void (*free_block)(void *pool, struct dmapool_block b);
+	/* NULL when the allocator has none (the harness then uses free, or
+	 * one call per block). */
+	void (*free_zero)(void *pool, void *vaddr, uint64_t dma);
+	unsigned int (*alloc_bulk)(void *pool, dmapool_gfp_t gfp,
+				   unsigned int n, void **vaddrs,
+				   uint64_t *dmas);
+	void (*free_bulk)(void *pool, unsigned int n, void *const *vaddrs,
+			  const uint64_t *dmas);
 	void (*quiesce)(void *pool);
 	size_t (*shrink)(void *pool);	/* returns chunks released */
 	void (*stats)(void *pool, struct dmapool_stats *st);
