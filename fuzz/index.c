@@ -26,7 +26,7 @@
  *             that asked before the table changed would (kinds with a
  *             table)
  * A range starts at (bases[base] + page) << grain_shift, clamped to the
- * address space.  Like a pool's chunks, ranges are granule aligned, never
+ * address space (and at granule 1, not NULL).  Like a pool's chunks, ranges are granule aligned, never
  * overlap (an insert that would is skipped) and all have one length (the
  * B-tree and the hash rely on that); the hash kind maps at most 65536
  * granules at once (its tables grow with them).
@@ -139,8 +139,8 @@ static void check_lookup(uint64_t addr)
 
 /*
  * The first address of a range of @pages granules at granule @page past a
- * base, kept (end included) strictly inside the address space, as a pool's
- * chunk always is.
+ * base, kept (end included) strictly inside the address space and off
+ * NULL, as a pool's chunk always is (dp_chunk_fill refuses a NULL one).
  */
 static uint64_t place(uint8_t base, uint32_t page, uint64_t pages)
 {
@@ -149,7 +149,7 @@ static uint64_t place(uint8_t base, uint32_t page, uint64_t pages)
 
 	if (pn < b || pn >= limit - pages)
 		pn = limit - pages - 1 - page % 0x10000;
-	return pn << X.shift;
+	return (pn ? pn : 1) << X.shift;
 }
 
 /*
