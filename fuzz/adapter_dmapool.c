@@ -145,7 +145,7 @@ static void *dp_create(const struct dpf_params *p, int owner,
 	o.report_ctx = dp;
 	dp->cb = cb;
 	dp->ctx = ctx;
-	dp->dev = dpf_arena_dev(owner);
+	dp->dev = dpf_arena_dev(owner, p->low);
 	if (!dp->dev) {
 		free(dp);
 		return NULL;

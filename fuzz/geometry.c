@@ -10,8 +10,9 @@
  * refused); align modulo 2 MiB; boundary and chunk modulo 16 MiB, so
  * powers of two and everything else come up.  flags are DMAPOOL_OPT_* bits
  * shifted left by one (abort-on-violation never); order picks the free
- * order (bits 0-1), zalloc (bit 2) and the handle API (bit 3); chunks bits
- * 0-6 modulo 3 give 1 to 3, the number of chunks to fill.  With bit 7 of
+ * order (bits 0-1), zalloc (bit 2), the handle API (bit 3) and chunks
+ * from the low arena (bit 4, at addresses below a chunk's length); chunks
+ * bits 0-6 modulo 3 give 1 to 3, the number of chunks to fill.  With bit 7 of
  * chunks set, 32 more bytes follow, for the extremes (issue 13):
  *   size_hi u32, align_hi u32, boundary_hi u32, chunk_hi u32: the four
  *       values above are then (hi << 32 | lo), unreduced;
@@ -322,6 +323,7 @@ static void one(struct dpf_in *in, int owner)
 	decode(in, &p, &order, &nchunks);
 	zero = order & 4;
 	handle = order & 8;
+	p.low = order & 0x10;
 	dpf_step++;
 	dpf_log("%lu: size %zu align %zu boundary %zu chunk %zu flags %#x redzone %u quarantine %u sample %u index %u reserved %u order %u chunks %zu",
 		dpf_step, p.size, p.align, p.boundary, p.chunk_size, p.flags,
@@ -332,7 +334,7 @@ static void one(struct dpf_in *in, int owner)
 	dpf_params_to_opts(&p, &o);
 	o.seed = 0x6e0 + owner;	/* random placement, reproducibly */
 	o.report = NULL;	/* the global sink */
-	dev = dpf_arena_dev(owner);
+	dev = dpf_arena_dev(owner, p.low);
 	dpf_check(dev, "out of host memory");
 	errno = 0;
 	pool = dmapool_create_opts("geometry", dev, p.size, p.align,

@@ -136,8 +136,11 @@ void dpf_arena_set_hook(dpf_release_hook fn, void *ctx);
 void dpf_arena_fail_next(unsigned int n, bool misalign);
 /* Allocations refused so far in this input (injected or out of budget). */
 unsigned long dpf_arena_refusals(void);
-int dpf_arena_alloc(int owner, size_t size, size_t align, void **va,
-		    uint64_t *dma);
+/* @low: every other chunk of @owner from the low reservation (at 64 KiB)
+ * when there is one. */
+int dpf_arena_alloc(int owner, bool low, size_t size, size_t align,
+		    void **va, uint64_t *dma);
+bool dpf_arena_has_low(void);
 void dpf_arena_free(int owner, void *va, uint64_t dma, size_t size);
 /* The chunk that holds @p, or NULL. */
 const struct dpf_chunk *dpf_arena_find(const void *p);
@@ -153,8 +156,9 @@ void dpf_arena_orphan(int owner);
 bool dpf_arena_contains(const void *p);
 void *dpf_arena_end(void);
 
-/* A dmapool backend over the arena for pool instance @owner. */
-struct dmapool_dev *dpf_arena_dev(int owner);
+/* A dmapool backend over the arena for pool instance @owner (@low: every
+ * other chunk from the low reservation). */
+struct dmapool_dev *dpf_arena_dev(int owner, bool low);
 
 /*
  * The second thread (worker.c): @fn(@arg) runs in context @ctx (0: the
@@ -195,6 +199,8 @@ struct dpf_params {
 	unsigned int poison_sample;
 	unsigned int reserved;		/* 0: none; 1: reserved32 = 1; 2..4:
 					 * reserved[0..2] = 1 (must be refused) */
+	bool low;			/* every other chunk from the low
+					 * arena */
 	bool plain;			/* no options: use dmapool_create() */
 };
 

@@ -10,7 +10,8 @@
  *
  *   CREATE     slot u8, size u16, align u8, boundary u8, chunk u8,
  *              flags u8, index u8, redzone u8, quarantine u8, reserve u8
- *              (see decode_params)
+ *              (see decode_params; chunks low in the address space and
+ *              far apart, poison_sample, the plain dmapool_create)
  *   DESTROY    slot u8
  *   ALLOC      slot u8, mode u8 (1 zero, 2 no-grow, 4 by handle, 0x10 in
  *              the second thread)
@@ -701,7 +702,11 @@ static void decode_params(struct dpf_in *in, struct dpf_params *p)
 		p->chunk_size = (size_t)c << 12;
 	/* Never abort on a violation: the harness wants to see them. */
 	p->flags = ((unsigned int)f << 1) & ~DMAPOOL_OPT_ABORT_ON_VIOLATION;
+	/* index: bits 0-1 (3: none such); bit 2: every other chunk from the
+	 * low arena, at addresses below a chunk's length, the others far
+	 * away. */
 	p->index = ix % 4;
+	p->low = ix & 4;
 	p->redzone = (rz & 0x80) ? rz & 0x7f : 0;
 	p->quarantine_max = q;
 	/* reserve: bits 0-1; poison_sample: bits 2-4 (refused without
@@ -728,10 +733,10 @@ static void op_create(struct dpf_in *in)
 	void *h;
 
 	decode_params(in, &p);
-	dpf_log("  create slot %d size %zu align %zu boundary %zu chunk %zu flags %#x index %u redzone %u quarantine %u reserve %zu sample %u",
+	dpf_log("  create slot %d size %zu align %zu boundary %zu chunk %zu flags %#x index %u redzone %u quarantine %u reserve %zu sample %u%s",
 		n % MAX_POOLS, p.size, p.align, p.boundary, p.chunk_size,
 		p.flags, p.index, p.redzone, p.quarantine_max,
-		p.reserve_chunks, p.poison_sample);
+		p.reserve_chunks, p.poison_sample, p.low ? " low" : "");
 	if (s->h)
 		return;
 	v = dpf_judge(&p, &W.feat, W.a->caps & DPF_CAP_OPTIONS, W.page,
