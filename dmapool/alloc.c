@@ -249,7 +249,7 @@ static DP_NOINLINE void *alloc_restage(struct dmapool *pool,
  */
 static inline __attribute__((always_inline)) void *
 alloc_one(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
-	  uint64_t *handle)
+	  uint64_t *handle, const bool want_handle)
 {
 	struct dp_heap *h;
 	struct dp_chunk *c;
@@ -271,7 +271,7 @@ alloc_one(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
 	c = h->cur;
 	st = dp_state_alloc(c, pos);
 	dp_owner_unpin(&pool->owners, pin);
-	if (handle)
+	if (want_handle)
 		*handle = dp_handle_make(c->id, pos, st);
 	/* Fast-path pools are one segment per chunk: off = pos * stride. */
 	off = (size_t)pos * pool->geo.stride;
@@ -287,7 +287,7 @@ void *dmapool_alloc(struct dmapool *pool, dmapool_gfp_t gfp,
 {
 	if (DP_UNLIKELY(!pool))
 		return alloc_null("dmapool_alloc called with a NULL pool");
-	return alloc_one(pool, gfp, dma, NULL);
+	return alloc_one(pool, gfp, dma, NULL, false);
 }
 
 void *dmapool_zalloc(struct dmapool *pool, dmapool_gfp_t gfp,
@@ -295,7 +295,7 @@ void *dmapool_zalloc(struct dmapool *pool, dmapool_gfp_t gfp,
 {
 	if (DP_UNLIKELY(!pool))
 		return alloc_null("dmapool_zalloc called with a NULL pool");
-	return alloc_one(pool, gfp | DMAPOOL_GFP_ZERO, dma, NULL);
+	return alloc_one(pool, gfp | DMAPOOL_GFP_ZERO, dma, NULL, false);
 }
 
 void *dmapool_alloc_handle(struct dmapool *pool, dmapool_gfp_t gfp,
@@ -305,7 +305,8 @@ void *dmapool_alloc_handle(struct dmapool *pool, dmapool_gfp_t gfp,
 		*handle = 0;
 		return alloc_null("dmapool_alloc_handle called with a NULL pool");
 	}
-	return alloc_one(pool, gfp, dma, handle);
+	/* @handle is never NULL here (the header says so). */
+	return alloc_one(pool, gfp, dma, handle, true);
 }
 
 unsigned int dmapool_alloc_bulk(struct dmapool *pool, dmapool_gfp_t gfp,
@@ -319,7 +320,7 @@ unsigned int dmapool_alloc_bulk(struct dmapool *pool, dmapool_gfp_t gfp,
 		return 0;
 	}
 	for (i = 0; i < n; i++) {
-		vaddrs[i] = alloc_one(pool, gfp, &dmas[i], NULL);
+		vaddrs[i] = alloc_one(pool, gfp, &dmas[i], NULL, false);
 		if (DP_UNLIKELY(!vaddrs[i]))
 			break;
 	}

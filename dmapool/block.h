@@ -36,9 +36,9 @@
 #define DP_GEN_MASK	((1u << DP_GEN_BITS) - 1)
 
 /*
- * A handle: position (12 bits) | slot + 1 (24 bits) | generation (28 bits).
- * Slot + 1, so no valid handle is 0.  A stale handle is reported until its
- * block has been allocated 2^28 more times.
+ * A handle: position (12 bits) | slot (24 bits) | generation (28 bits).
+ * Slot 0 is never used, so no valid handle is 0.  A stale handle is
+ * reported until its block has been allocated 2^28 more times.
  */
 #define DP_H_POS_BITS	12
 #define DP_H_ID_BITS	24
@@ -48,7 +48,7 @@ static inline uint64_t dp_handle_make(uint32_t id, uint32_t pos, uint32_t st)
 {
 	return (uint64_t)(st >> DP_ST_GEN_SHIFT) <<
 		       (DP_H_POS_BITS + DP_H_ID_BITS) |
-	       (uint64_t)(id + 1) << DP_H_POS_BITS | pos;
+	       (uint64_t)id << DP_H_POS_BITS | pos;
 }
 
 static inline uint32_t dp_handle_pos(uint64_t h)
@@ -56,17 +56,18 @@ static inline uint32_t dp_handle_pos(uint64_t h)
 	return (uint32_t)h & ((1u << DP_H_POS_BITS) - 1);
 }
 
-/* The slot; DP_MAX_SLOTS + ... (never a slot) for a handle with id 0. */
 static inline uint32_t dp_handle_id(uint64_t h)
 {
-	return ((uint32_t)(h >> DP_H_POS_BITS) & DP_MAX_SLOTS) - 1;
+	return (uint32_t)(h >> DP_H_POS_BITS) & DP_MAX_SLOTS;
 }
 
-/* The state word a handle's allocation has while it lasts. */
+/* The state word a handle's allocation has while it lasts.  (The top of
+ * the slot field lands in bits 0..3: masked off.) */
 static inline uint32_t dp_handle_state(uint64_t h)
 {
-	return (uint32_t)(h >> (DP_H_POS_BITS + DP_H_ID_BITS)) <<
-		       DP_ST_GEN_SHIFT | DP_ST_ALLOC;
+	return ((uint32_t)(h >> (DP_H_POS_BITS + DP_H_ID_BITS -
+				 DP_ST_GEN_SHIFT)) & ~(DP_ST_GEN_ONE - 1)) |
+	       DP_ST_ALLOC;
 }
 
 /* ---- the free map: the owning context only ---------------------------- */
@@ -152,7 +153,7 @@ static inline bool dp_state_claim(struct dp_chunk *c, size_t pos)
 
 /* Claim @pos for a free by handle: true when it was @want (allocated, with
  * the handle's generation). */
-static inline bool dp_state_claim_gen(struct dp_chunk *c, uint32_t pos,
+static inline bool dp_state_claim_gen(struct dp_chunk *c, size_t pos,
 				      uint32_t want)
 {
 	return dp_os_cmpxchg32(&c->st[pos], want, want & ~DP_ST_ALLOC);
@@ -201,6 +202,7 @@ static inline bool dp_block_check_fast(const struct dp_geometry *g,
 	*pos = (size_t)(prod >> 64);
 	return (uint64_t)prod < g->fast_m && c->dma + off == dma;
 #else
+	/* (fast_m is also 0 exactly when fast_recip is.) */
 	const uint64_t p = (off * g->fast_recip) >> 32;
 
 	*pos = (size_t)p;

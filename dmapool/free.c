@@ -191,8 +191,7 @@ free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 	size_t pos;
 
 	/* A miss gives dp_chunk_none, whose owner is nobody. */
-	c = dp_hash_find_off(pool->fast_hash, va,
-			     va >> pool->index.grain_shift, &off);
+	c = dp_hash_find_off(pool->fast_hash, va, &off);
 	tok = dp_owner_pin(&pool->owners, &pin);
 	/* Invariant 3: the caller's own chunk, a block start, its dma... */
 	if (DP_UNLIKELY(DP_READ_ONCE(c->fast_owner) != tok ||

@@ -68,13 +68,17 @@ static size_t chunk_bytes(struct dp_geometry *g, size_t want, size_t base,
 		 * The default: enough kernel-sized allocations for
 		 * DP_CHUNK_MIN_BLOCKS blocks (the work of taking a chunk into
 		 * and out of a heap's lists is shared by that many), up to
-		 * DP_CHUNK_DEFAULT_MAX.
+		 * DP_OS_CHUNK_DEFAULT_MAX.
 		 */
-		size_t per = b % stride ? (size_t)g->per_seg * (base / b) :
-			     base / stride;
+		size_t per = base / stride;
 
-		n = per ? (DP_CHUNK_MIN_BLOCKS + per - 1) / per : 1;
-		while (n > 1 && n * base > DP_CHUNK_DEFAULT_MAX)
+		/*
+		 * Not when boundary segments leave gaps: a chunk of one
+		 * segment keeps the fast paths' linear arithmetic.
+		 */
+		n = b % stride || !per ? 1 :
+		    (DP_CHUNK_MIN_BLOCKS + per - 1) / per;
+		while (n > 1 && n * base > DP_OS_CHUNK_DEFAULT_MAX)
 			n--;
 		want = n * base;
 	}

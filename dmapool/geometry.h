@@ -38,9 +38,12 @@
 
 #define DP_MAX_BLOCKS_PER_CHUNK	4096u	/* 64 bitmap words + 1 summary word */
 #define DP_MAX_CHUNK_SIZE	((size_t)1 << 30)
-/* The default chunk holds this many blocks, when it fits in the maximum. */
-#define DP_CHUNK_MIN_BLOCKS	16u
-#define DP_CHUNK_DEFAULT_MAX	((size_t)64 << 10)
+/*
+ * The default chunk holds this many blocks, when that fits in the world's
+ * DP_OS_CHUNK_DEFAULT_MAX (os.h): taking a chunk into and out of a heap's
+ * lists costs about a hundred instructions, shared by that many blocks.
+ */
+#define DP_CHUNK_MIN_BLOCKS	64u
 
 struct dp_geometry {
 	uint32_t size;		/* block size after rounding to align */

@@ -76,11 +76,29 @@ static DP_NOINLINE void handle_judge(struct dmapool *pool, void *vaddr,
 	dp_report_deliver(pool, &p);
 }
 
+/* Everything but the owner's free of a fast pool's block: the same checks
+ * for every geometry, then the steps of any free. */
+static DP_NOINLINE void free_handle_slow(struct dmapool *pool, void *vaddr,
+					 dmapool_dma_t dma, uint64_t h)
+{
+	const uint32_t pos = dp_handle_pos(h);
+	struct dp_chunk *c = dp_slot_record(pool, dp_handle_id(h));
+	size_t off;
+
+	if (!c || !handle_block(pool, pos, &off) ||
+	    DP_READ_ONCE(c->vaddr) + off != (uintptr_t)vaddr ||
+	    DP_READ_ONCE(c->dma) + off != dma ||
+	    !dp_state_claim_gen(c, pos, dp_handle_state(h))) {
+		handle_judge(pool, vaddr, dma, h);
+		return;
+	}
+	dp_free_claimed(pool, c, pos, false);
+}
+
 void dmapool_free_handle(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 			 uint64_t h)
 {
-	const uint32_t pos = dp_handle_pos(h);
-	const uint32_t want = dp_handle_state(h);
+	const size_t pos = (size_t)dp_handle_pos(h);
 	struct dp_chunk *c;
 	dp_owner_t tok;
 	dp_pin_t pin;
@@ -90,28 +108,24 @@ void dmapool_free_handle(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 		free_handle_null(vaddr, dma);
 		return;
 	}
-	c = dp_slot_record(pool, dp_handle_id(h));
-	if (DP_UNLIKELY(!c || !handle_block(pool, pos, &off) ||
-			DP_READ_ONCE(c->vaddr) + off != (uintptr_t)vaddr ||
-			DP_READ_ONCE(c->dma) + off != dma))
-		goto judge;
+	c = dp_slot_fast(pool, dp_handle_id(h));
+	/* hnbits: 0 unless frees may take the fast path (one segment). */
+	if (DP_UNLIKELY(!c || pos >= pool->hnbits))
+		goto slow;
+	off = pos * pool->geo.stride;
+	if (DP_UNLIKELY(c->vaddr + off != (uintptr_t)vaddr ||
+			c->dma + off != dma))
+		goto slow;
 	tok = dp_owner_pin(&pool->owners, &pin);
-	if (DP_LIKELY(DP_READ_ONCE(c->fast_owner) == tok)) {
-		if (DP_UNLIKELY(!dp_state_claim_gen(c, pos, want))) {
-			dp_owner_unpin(&pool->owners, pin);
-			goto judge;
-		}
-		if (DP_UNLIKELY(dp_block_put(c, pos)))
-			dp_heap_relist(c->heap, c);
+	if (DP_UNLIKELY(DP_READ_ONCE(c->fast_owner) != tok ||
+			!dp_state_claim_gen(c, pos, dp_handle_state(h)))) {
 		dp_owner_unpin(&pool->owners, pin);
-		return;
+		goto slow;
 	}
+	if (DP_UNLIKELY(dp_block_put(c, pos)))
+		dp_heap_relist(c->heap, c);
 	dp_owner_unpin(&pool->owners, pin);
-	/* Not the fast case: the same steps as any free, once claimed. */
-	if (DP_UNLIKELY(!dp_state_claim_gen(c, pos, want)))
-		goto judge;
-	dp_free_claimed(pool, c, pos, false);
 	return;
-judge:
-	handle_judge(pool, vaddr, dma, h);
+slow:
+	free_handle_slow(pool, vaddr, dma, h);
 }

@@ -72,9 +72,10 @@ static uint64_t grains(const struct dp_index *ix, size_t len)
 	return (len + ((size_t)1 << ix->grain_shift) - 1) >> ix->grain_shift;
 }
 
-static uint32_t home(const struct dp_hash_table *t, uint64_t g)
+static uint32_t home(const struct dp_index *ix,
+		     const struct dp_hash_table *t, uint64_t g)
 {
-	return (uint32_t)((g * GOLDEN) >> t->shift);
+	return (uint32_t)dp_hash_home(t, (uintptr_t)g << ix->grain_shift);
 }
 
 /* Buckets for @live mappings: at most a quarter full. */
@@ -104,10 +105,10 @@ static size_t hash_table_needed(const struct dp_index *ix, size_t len)
 }
 
 /* Map granule @g to @c in @t (which has room); @fresh: not yet published. */
-static void put(struct dp_hash_table *t, uint64_t g, struct dp_chunk *c,
-		bool fresh)
+static void put(const struct dp_index *ix, struct dp_hash_table *t,
+		uint64_t g, struct dp_chunk *c, bool fresh)
 {
-	uint32_t i = home(t, g);
+	uint32_t i = home(ix, t, g);
 
 	while (!empty(t->b[i]))
 		i = (i + 1) & t->mask;
@@ -128,7 +129,7 @@ static void put_range(const struct dp_index *ix, struct dp_hash_table *t,
 	uint64_t g = start >> ix->grain_shift, n = grains(ix, len);
 
 	for (; n; n--, g++)
-		put(t, g, c, fresh);
+		put(ix, t, g, c, fresh);
 }
 
 static void *hash_table_give(struct dp_index *ix, void *mem, size_t bytes)
@@ -147,6 +148,8 @@ static void *hash_table_give(struct dp_index *ix, void *mem, size_t bytes)
 	dp_os_memset(t, 0, sizeof(*t));
 	t->mask = n - 1;
 	t->shift = 64 - ilog2(n);
+	if (n > 0x80000000u / 2)
+		return mem;	/* home() takes 32 bits of the product */
 	t->bytes = bytes;
 	for (i = 0; i < n; i++)
 		t->b[i] = &dp_chunk_none;
@@ -155,9 +158,9 @@ static void *hash_table_give(struct dp_index *ix, void *mem, size_t bytes)
 		struct dp_chunk *c = old->b[i];
 
 		if (empty(c) ||
-		    dp_hash_find_fast(&(struct dp_hash){ t->b, len, t },
-				      c->vaddr,
-				      c->vaddr >> ix->grain_shift) == c)
+		    dp_hash_find_fast(&(struct dp_hash){ t->b, len,
+							 ix->hash.gmask, t },
+				      c->vaddr) == c)
 			continue;
 		put_range(ix, t, c->vaddr, len, c, true);
 	}
@@ -184,10 +187,10 @@ static void hash_clear(struct dp_index *ix, uintptr_t start, size_t len)
 {
 	struct dp_hash_table *t = ix->hash.table;
 	uint64_t g = start >> ix->grain_shift, n = grains(ix, len);
-	struct dp_chunk *c = dp_hash_lookup(&ix->hash, start, g);
+	struct dp_chunk *c = dp_hash_lookup(&ix->hash, start);
 
 	for (; t && c && n; n--, g++) {
-		uint32_t i = home(t, g);
+		uint32_t i = home(ix, t, g);
 
 		for (; t->b[i] != &dp_chunk_none; i = (i + 1) & t->mask)
 			if (t->b[i] == c) {
@@ -200,7 +203,7 @@ static void hash_clear(struct dp_index *ix, uintptr_t start, size_t len)
 
 static struct dp_chunk *hash_lookup(const struct dp_index *ix, uintptr_t addr)
 {
-	return dp_hash_lookup(&ix->hash, addr, addr >> ix->grain_shift);
+	return dp_hash_lookup(&ix->hash, addr);
 }
 
 static void hash_destroy(struct dp_index *ix)

@@ -167,8 +167,21 @@ bool dp_heap_restage(struct dp_heap *h)
 			h->wp = &c->map[h->base / 64];
 			return true;
 		}
+		/* Full: off the list (the fast path left it there). */
+		if (c->listed == LISTED_AVAIL) {
+			list_del(avail_of(h), c);
+			c->listed = LISTED_NONE;
+		}
 	}
-	/* That chunk is full: the next one with a free block. */
+	/* The next chunk: the head, if its first marked word has blocks. */
+	c = h->avail;
+	if (DP_LIKELY(c && c->summary &&
+		      c->map[dp_os_ctz64(c->summary)])) {
+		h->cur = c;
+		h->base = dp_os_ctz64(c->summary) * 64;
+		h->wp = &c->map[h->base / 64];
+		return true;
+	}
 	return stage(h);
 }
 

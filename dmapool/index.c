@@ -11,6 +11,7 @@ int dp_index_init(struct dp_index *ix, enum dmapool_index_kind kind,
 	dp_os_memset(ix, 0, sizeof(*ix));
 	ix->grain_shift = grain_shift;
 	ix->hash.b = dp_hash_empty.b;
+	ix->hash.gmask = ~(((uintptr_t)1 << grain_shift) - 1);
 	switch (kind) {
 	case DMAPOOL_INDEX_HASH:
 		ix->ops = &dp_hash_ops;

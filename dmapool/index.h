@@ -130,7 +130,7 @@ struct dp_btree {
  * past those); both describe no memory.
  */
 struct dp_hash_table {
-	uint32_t shift;			/* 64 - log2(buckets) */
+	uint32_t shift;			/* unused (was 64 - log2(buckets)) */
 	uint32_t mask;			/* buckets - 1 */
 	uint32_t used;			/* buckets not empty */
 	uint32_t live;			/* of which mapped */
@@ -142,6 +142,7 @@ struct dp_hash_table {
 struct dp_hash {
 	struct dp_chunk **b;		/* the table's buckets, never NULL */
 	size_t len;			/* every chunk's length */
+	uintptr_t gmask;		/* ~(granule - 1) */
 	struct dp_hash_table *table;	/* NULL until the first insert */
 };
 
@@ -149,18 +150,29 @@ extern struct dp_chunk dp_chunk_none, dp_chunk_tomb;
 extern struct dp_hash_table dp_hash_empty;
 
 /*
- * Lock-free: the chunk @va (in granule @g) lies in, or &dp_chunk_none;
- * @va's offset in it in *@off.
+ * The home bucket of an address's granule: Fibonacci hashing of the
+ * granule's start, bits 32 and up of the product (no variable shift: a
+ * constant shift and a mask keep the fast path off the shift-count
+ * register).
+ */
+static inline uint64_t dp_hash_home(const struct dp_hash_table *t,
+				    uintptr_t gstart)
+{
+	return ((gstart * 0x9e3779b97f4a7c15ull) >> 32) & t->mask;
+}
+
+/*
+ * Lock-free: the chunk @va lies in, or &dp_chunk_none; @va's offset in it
+ * in *@off.
  */
 static inline struct dp_chunk *dp_hash_find_off(const struct dp_hash *h,
-						uintptr_t va, uint64_t g,
-						uintptr_t *off)
+						uintptr_t va, uintptr_t *off)
 {
 	/* The buckets, and the table's header just before them. */
 	struct dp_chunk *const *b = DP_RCU_DEREF(h->b);
 	const struct dp_hash_table *t = DP_CONTAINER_OF(b, struct dp_hash_table,
 							b[0]);
-	uint64_t i = (g * 0x9e3779b97f4a7c15ull) >> t->shift;
+	uint64_t i = dp_hash_home(t, va & h->gmask);
 
 	for (;;) {
 		struct dp_chunk *c = DP_RCU_DEREF(b[i]);
@@ -175,18 +187,18 @@ static inline struct dp_chunk *dp_hash_find_off(const struct dp_hash *h,
 }
 
 static inline struct dp_chunk *dp_hash_find_fast(const struct dp_hash *h,
-						 uintptr_t va, uint64_t g)
+						 uintptr_t va)
 {
 	uintptr_t off;
 
-	return dp_hash_find_off(h, va, g, &off);
+	return dp_hash_find_off(h, va, &off);
 }
 
-/* Lock-free: the chunk @va lies in (granule @g), or NULL. */
+/* Lock-free: the chunk @va lies in, or NULL. */
 static inline struct dp_chunk *dp_hash_lookup(const struct dp_hash *h,
-					      uintptr_t va, uint64_t g)
+					      uintptr_t va)
 {
-	struct dp_chunk *c = dp_hash_find_fast(h, va, g);
+	struct dp_chunk *c = dp_hash_find_fast(h, va);
 
 	return c == &dp_chunk_none || c == &dp_chunk_tomb ? NULL : c;
 }
@@ -261,7 +273,7 @@ static inline struct dp_chunk *dp_index_lookup(const struct dp_index *ix,
 					       uintptr_t addr)
 {
 	if (DP_LIKELY(ix->ops == &dp_hash_ops))
-		return dp_hash_lookup(&ix->hash, addr, addr >> ix->grain_shift);
+		return dp_hash_lookup(&ix->hash, addr);
 	if (ix->radix)
 		return dp_radix_lookup(&ix->u.radix, addr >> ix->grain_shift);
 	return ix->ops->lookup(ix, addr);
@@ -272,7 +284,7 @@ static inline struct dp_chunk *dp_index_lookup_rcu(const struct dp_index *ix,
 						   uintptr_t addr)
 {
 	if (DP_LIKELY(ix->ops == &dp_hash_ops))
-		return dp_hash_lookup(&ix->hash, addr, addr >> ix->grain_shift);
+		return dp_hash_lookup(&ix->hash, addr);
 	if (ix->radix)
 		return dp_radix_lookup_rcu(&ix->u.radix,
 					   addr >> ix->grain_shift);

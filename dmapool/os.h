@@ -56,6 +56,8 @@
  *  pool lock.
  *
  *  size_t dp_os_page_size(void)            a power of two
+ *  DP_OS_CHUNK_DEFAULT_MAX    the largest default chunk (bytes): what one
+ *                             DMA allocation may cost in this world
  *  void *dp_os_host_alloc(size_t n, dmapool_gfp_t gfp)   NULL on failure
  *  void *dp_os_host_zalloc(size_t n, dmapool_gfp_t gfp)
  *  void dp_os_host_free(void *p, size_t n)  any context (kernel: defers

@@ -32,7 +32,7 @@
 				 DMAPOOL_OPT_POISON_SAMPLED)
 
 /* The index the fast free path reads when a pool may not take it. */
-static struct dp_hash no_hash = { dp_hash_empty.b, 0, NULL };
+static struct dp_hash no_hash = { dp_hash_empty.b, 0, 0, NULL };
 
 void dmapool_opts_init(struct dmapool_opts *o)
 {
@@ -74,6 +74,9 @@ static void dp_pool_paths(struct dmapool *pool, const struct dmapool_opts *o)
 	pool->fast_free = !(pool->steps & DP_STEPS_FREE_SLOW) &&
 			  pool->index.ops == &dp_hash_ops && pool->geo.fast_m;
 	pool->fast_hash = pool->fast_free ? &pool->index.hash : &no_hash;
+	/* Handles need no index: only the steps and the geometry count. */
+	pool->hnbits = !(pool->steps & DP_STEPS_FREE_SLOW) && pool->geo.fast_m ?
+		       pool->geo.nbits : 0;
 }
 
 /* The index's granule: what every chunk is aligned to and a multiple of. */
@@ -150,6 +153,7 @@ struct dmapool *dmapool_create_opts(const char *name, struct dmapool_dev *dev,
 	dp_os_strscpy(pool->name, name ? name : "", sizeof(pool->name));
 	pool->dev = dev;
 	dp_work_init(&pool->work, release_pending_work);
+	dp_supply_init(pool);
 	dp_heap_init(&pool->shared, pool, DP_OWNER_SHARED);
 	pool->full_map = dp_full_map_new(&pool->geo);
 	if (!pool->full_map || dp_heap_ring_alloc(&pool->shared, 0))
@@ -202,7 +206,7 @@ static uint64_t in_use(struct dmapool *pool, uint64_t *pending)
 	uint32_t id;
 
 	*pending = 0;
-	for (id = 0; id < pool->nslots; id++) {
+	for (id = 1; id < pool->nslots; id++) {
 		struct dp_chunk *c = dp_slot_record(pool, id);
 
 		if (c && c->live) {
@@ -319,7 +323,7 @@ void dmapool_walk_chunks(const struct dmapool *cpool, dmapool_chunk_fn fn,
 	if (!pool)
 		return;
 	flags = dp_lock(&pool->lock);
-	for (id = 0; id < pool->nslots; id++) {
+	for (id = 1; id < pool->nslots; id++) {
 		struct dp_chunk *c = dp_slot_record(pool, id);
 
 		if (c && c->live)

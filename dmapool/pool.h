@@ -32,7 +32,7 @@
 #define DP_REDZONE_KEY_WORDS	8u
 #define DP_REDZONE_KEY_BYTES	(DP_REDZONE_KEY_WORDS * 8u)
 
-struct dp_slot_dir;
+struct dp_slot_tab;
 
 struct dmapool {
 	/* Read by every allocation and free. */
@@ -42,16 +42,19 @@ struct dmapool {
 	bool fast_free;			/* frees may take the fast path */
 	struct dp_hash *fast_hash;	/* the index, or an empty one when
 					 * frees may not take the fast path */
+	uint32_t hnbits;		/* positions a fast handle free may
+					 * name: 0 when it may not */
 	struct dp_geometry geo;
 	struct dp_index index;
-	struct dp_slot_dir *slots;	/* by id (supply.h), type-stable */
+	struct dp_chunk **slot_rec;	/* records by id (supply.h) */
 
 	/* Shared, under the lock. */
 	struct dp_lock lock;
 	struct dp_heap shared;		/* DP_STEP_SHARED, heapless contexts */
 	struct dp_heap *heaps;		/* every other heap */
 	struct dp_heap *orphans;	/* heaps of exited threads */
-	uint32_t nslots;		/* records made (slots 0..nslots-1) */
+	uint32_t nslots;		/* ids handed out: 1..nslots-1 */
+	struct dp_slot_tab *slot_tab;	/* the table slot_rec is in */
 	uint32_t nspare;
 	struct dp_chunk *retired;	/* records waiting to be reused */
 	struct dp_chunk *spare;		/* empty chunks no heap owns */

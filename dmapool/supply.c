@@ -4,72 +4,60 @@
  */
 #include "supply.h"
 
-/* ---- the slot directory ------------------------------------------------- */
+/* ---- the slot table ---------------------------------------------------- */
 
-static size_t dir_bytes(uint32_t npages)
+/* The table before the first growth: no slot. */
+static struct dp_slot_tab no_slots;
+
+static size_t tab_bytes(uint32_t cap)
 {
-	return sizeof(struct dp_slot_dir) + npages * sizeof(struct dp_chunk **);
+	return sizeof(struct dp_slot_tab) + cap * sizeof(struct dp_chunk *);
 }
 
-static size_t page_bytes(void)
+void dp_supply_init(struct dmapool *pool)
 {
-	return DP_SLOT_PAGE * sizeof(struct dp_chunk *);
+	pool->slot_tab = &no_slots;
+	pool->slot_rec = no_slots.rec;
+	pool->nslots = 1;		/* id 0 names nothing */
 }
 
 /*
- * Make slot @id's page exist; lock held on entry and exit, dropped to
- * allocate.  False when out of memory.
+ * Make slot @id exist; lock held on entry and exit, dropped to allocate.
+ * False when out of memory.
  */
-static bool slot_page(struct dmapool *pool, uint32_t id, dmapool_gfp_t gfp,
+static bool slot_room(struct dmapool *pool, uint32_t id, dmapool_gfp_t gfp,
 		      dp_irqflags_t *flags)
 {
-	const uint32_t pg = id >> DP_SLOT_PAGE_SHIFT;
+	while (id >= pool->slot_tab->cap) {
+		struct dp_slot_tab *old = pool->slot_tab, *t;
+		uint32_t cap = old->cap ? old->cap * 2 : 64, i;
 
-	for (;;) {
-		struct dp_slot_dir *d = pool->slots, *nd = NULL;
-		struct dp_chunk **page;
-		uint32_t want = 0;
-		bool ok;
-
-		if (d && pg < d->npages && d->page[pg])
-			return true;
-		if (!d || pg >= d->npages) {
-			want = d ? d->npages * 2 : 4;
-			while (want <= pg)
-				want *= 2;
-		}
+		while (cap <= id)
+			cap *= 2;
 		dp_unlock(&pool->lock, *flags);
-		if (want)
-			nd = dp_os_host_zalloc(dir_bytes(want), gfp);
-		page = dp_os_host_zalloc(page_bytes(), gfp);
+		t = dp_os_host_zalloc(tab_bytes(cap), gfp);
 		*flags = dp_lock(&pool->lock);
-		ok = page && (nd || !want);
-		d = pool->slots;
-		if (ok && nd && (!d || d->npages < want)) {
-			if (d)
-				dp_os_memcpy(nd->page, d->page,
-					     d->npages * sizeof(nd->page[0]));
-			nd->npages = want;
-			nd->older = d;
-			DP_RCU_ASSIGN(pool->slots, nd);
-			d = nd;
-			nd = NULL;
-		}
-		if (ok && d && pg < d->npages && !d->page[pg]) {
-			DP_RCU_ASSIGN(d->page[pg], page);
-			page = NULL;
-		}
-		if (nd || page) {
-			dp_unlock(&pool->lock, *flags);
-			if (nd)
-				dp_os_host_free(nd, dir_bytes(want));
-			if (page)
-				dp_os_host_free(page, page_bytes());
-			*flags = dp_lock(&pool->lock);
-		}
-		if (!ok)
+		if (!t)
 			return false;
+		if (pool->slot_tab->cap >= cap) {
+			/* Someone grew it meanwhile. */
+			dp_unlock(&pool->lock, *flags);
+			dp_os_host_free(t, tab_bytes(cap));
+			*flags = dp_lock(&pool->lock);
+			continue;
+		}
+		old = pool->slot_tab;
+		dp_os_memcpy(t->rec, old->rec, old->cap * sizeof(t->rec[0]));
+		/* Empty slots describe no memory: a handle to one fails its
+		 * vaddr check, with no NULL test on the fast path. */
+		for (i = old->cap; i < cap; i++)
+			t->rec[i] = &dp_chunk_none;
+		t->cap = cap;
+		t->older = old == &no_slots ? NULL : old;
+		pool->slot_tab = t;
+		DP_RCU_ASSIGN(pool->slot_rec, t->rec);
 	}
+	return true;
 }
 
 /* ---- records ------------------------------------------------------------ */
@@ -115,17 +103,13 @@ static struct dp_chunk *record_get(struct dmapool *pool, dmapool_gfp_t gfp,
 	if (pool->nslots >= DP_MAX_SLOTS)
 		return NULL;
 	id = pool->nslots++;
-	if (!slot_page(pool, id, gfp, flags))
+	if (!slot_room(pool, id, gfp, flags))
 		return NULL;
 	dp_unlock(&pool->lock, *flags);
 	c = dp_chunk_record_new(&pool->geo, id, gfp);
 	*flags = dp_lock(&pool->lock);
-	if (c) {
-		struct dp_slot_dir *d = pool->slots;
-
-		DP_RCU_ASSIGN(d->page[id >> DP_SLOT_PAGE_SHIFT]
-				     [id & (DP_SLOT_PAGE - 1)], c);
-	}
+	if (c)
+		DP_RCU_ASSIGN(pool->slot_tab->rec[id], c);
 	return c;
 }
 
@@ -369,15 +353,15 @@ static uint32_t allocated_in(const struct dmapool *pool,
 
 uint64_t dp_supply_fini(struct dmapool *pool)
 {
-	struct dp_slot_dir *d = pool->slots, *older;
+	struct dp_slot_tab *t = pool->slot_tab, *older;
 	uint64_t busy = 0;
 	uint32_t id;
 
-	for (id = 0; id < pool->nslots; id++) {
+	for (id = 1; id < pool->nslots; id++) {
 		struct dp_chunk *c = dp_slot_record(pool, id);
 		uint32_t n;
 
-		if (!c)
+		if (!c || c == &dp_chunk_none)
 			continue;
 		if (c->live) {
 			n = allocated_in(pool, c);
@@ -389,17 +373,10 @@ uint64_t dp_supply_fini(struct dmapool *pool)
 		}
 		dp_chunk_record_free(&pool->geo, c);
 	}
-	if (d) {
-		uint32_t pg;
-
-		for (pg = 0; pg < d->npages; pg++)
-			if (d->page[pg])
-				dp_os_host_free(d->page[pg], page_bytes());
+	for (; t && t != &no_slots; t = older) {
+		older = t->older;
+		dp_os_host_free(t, tab_bytes(t->cap));
 	}
-	for (; d; d = older) {
-		older = d->older;
-		dp_os_host_free(d, dir_bytes(d->npages));
-	}
-	pool->slots = NULL;
+	dp_supply_init(pool);
 	return busy;
 }

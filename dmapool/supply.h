@@ -21,38 +21,44 @@
  * (a B-tree), the entry stays, marked dead by its record (lookups check
  * c->live), and is removed at the next growth or shrink.
  *
- * The slot directory is type-stable: pages of record pointers that never
- * move, and a directory of pages that is replaced by a larger copy when it
- * fills (old copies are kept until destroy), so dmapool_free_handle() reads
- * it without a lock.
+ * The slot table is type-stable: one array of record pointers, replaced by a
+ * copy twice its size when it fills (old ones are kept until destroy), so
+ * dmapool_free_handle() reads it without a lock.
  */
 #ifndef DMAPOOL_SUPPLY_H
 #define DMAPOOL_SUPPLY_H
 
 #include "pool.h"
 
-#define DP_SLOT_PAGE_SHIFT	8
-#define DP_SLOT_PAGE		(1u << DP_SLOT_PAGE_SHIFT)
-
-struct dp_slot_dir {
-	struct dp_slot_dir *older;	/* replaced copies */
-	uint32_t npages;
-	struct dp_chunk **page[];
+/* The slot table: record pointers by id; slot 0 is never used. */
+struct dp_slot_tab {
+	struct dp_slot_tab *older;	/* replaced tables (type-stable) */
+	uint32_t cap;			/* ids below this have an entry */
+	uint32_t pad;
+	struct dp_chunk *rec[];
 };
 
-/* The record of slot @id, or NULL; any context, no lock. */
+/* The record of slot @id, or &dp_chunk_none (an empty slot); NULL for an
+ * id beyond the table.  Any context, no lock. */
+static inline struct dp_chunk *dp_slot_fast(struct dmapool *pool,
+					    uint32_t id)
+{
+	struct dp_chunk **rec = DP_RCU_DEREF(pool->slot_rec);
+	const struct dp_slot_tab *t = DP_CONTAINER_OF(rec, struct dp_slot_tab,
+						      rec[0]);
+
+	if (DP_UNLIKELY(id >= t->cap))
+		return NULL;
+	return DP_RCU_DEREF(rec[id]);
+}
+
+/* The record of slot @id, or NULL. */
 static inline struct dp_chunk *dp_slot_record(struct dmapool *pool,
 					      uint32_t id)
 {
-	struct dp_slot_dir *d = DP_RCU_DEREF(pool->slots);
-	struct dp_chunk **pg;
+	struct dp_chunk *c = dp_slot_fast(pool, id);
 
-	if (DP_UNLIKELY(!d || (id >> DP_SLOT_PAGE_SHIFT) >= d->npages))
-		return NULL;
-	pg = DP_RCU_DEREF(d->page[id >> DP_SLOT_PAGE_SHIFT]);
-	if (DP_UNLIKELY(!pg))
-		return NULL;
-	return DP_RCU_DEREF(pg[id & (DP_SLOT_PAGE - 1)]);
+	return c == &dp_chunk_none ? NULL : c;
 }
 
 /*
@@ -70,6 +76,8 @@ size_t dp_supply_release(struct dmapool *pool, struct dp_chunk *list,
 			 bool from_free);
 /* Releases left pending, now (process context); how many went. */
 size_t dp_supply_run_pending(struct dmapool *pool);
+/* A new pool's empty slot table. */
+void dp_supply_init(struct dmapool *pool);
 /* Destroy: DMA memory back unless a block is still allocated; records,
  * directory and index freed.  Returns the blocks still allocated. */
 uint64_t dp_supply_fini(struct dmapool *pool);

@@ -78,6 +78,8 @@ dp_irqflags_t dp_global_lock(void);
 void dp_global_unlock(dp_irqflags_t f);
 
 size_t dp_os_page_size(void);
+/* mmap'd chunks: a quarter MiB is nothing to ask for. */
+#define DP_OS_CHUNK_DEFAULT_MAX	((size_t)256 << 10)
 void *dp_os_host_alloc(size_t n, dmapool_gfp_t gfp);
 void *dp_os_host_zalloc(size_t n, dmapool_gfp_t gfp);
 void dp_os_host_free(void *p, size_t n);
