@@ -7,6 +7,7 @@
  * share a line with the owner's hot words) the remote-free words.
  */
 #include "chunk.h"
+#include "index.h"
 
 #define DP_LINE	64
 
@@ -67,13 +68,16 @@ int dp_chunk_fill(const struct dp_geometry *g, struct dmapool_dev *dev,
 		return err;
 	/*
 	 * Invariant 4 rests on the backend's alignment promise and on neither
-	 * range wrapping: check them rather than trust them.
+	 * range wrapping, and the
+	 * hash index on no chunk near DP_NO_MEMORY (index.h): check them rather than trust them.
 	 */
 	va = (uintptr_t)vaddr;
 	if (DP_WARN_ON(!vaddr || (va & (g->chunk_align - 1)) ||
 		       (dma & (g->chunk_align - 1)) ||
 		       va > UINTPTR_MAX - g->chunk_size ||
-		       dma > UINT64_MAX - g->chunk_size)) {
+		       dma > UINT64_MAX - g->chunk_size ||
+		       (DP_NO_MEMORY_HOLE && va < DP_NO_MEMORY + g->chunk_size &&
+			va + g->chunk_size > DP_NO_MEMORY))) {
 		if (vaddr)
 			dp_os_chunk_free(dev, g->chunk_size, vaddr, dma);
 		return -DP_EINVAL;

@@ -117,6 +117,30 @@ static void give_other(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
 	dp_heap_remote_free(c, pos);
 }
 
+/*
+ * The steps of a free of a block of the caller's own chunk, claimed, pinned:
+ * byte work, then quarantine or reuse (and a release automatic shrink asks
+ * for).  Unpins.
+ */
+static void owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos,
+			bool zero, dp_pin_t pin)
+{
+	struct dp_chunk *release = NULL;
+	struct dp_pending rep;
+	bool bad = false;
+
+	if (DP_UNLIKELY((pool->steps & DP_STEPS_FREE_BYTES) || zero))
+		bad = dp_harden_free_bytes(pool, c, (uint32_t)pos,
+					   DP_READ_ONCE(c->st[pos]), zero,
+					   &rep);
+	dp_heap_give(c->heap, c, (uint32_t)pos, &release);
+	dp_owner_unpin(&pool->owners, pin);
+	if (DP_UNLIKELY(release))
+		dp_supply_release(pool, release, true);
+	if (DP_UNLIKELY(bad))
+		dp_report_deliver(pool, &rep);
+}
+
 void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
 		     bool zero)
 {
@@ -126,26 +150,62 @@ void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
 	dp_owner_t tok;
 	dp_pin_t pin;
 
+	tok = dp_owner_pin(&pool->owners, &pin);
+	if (DP_READ_ONCE(c->owner) == tok) {
+		owner_steps(pool, c, pos, zero, pin);
+		return;
+	}
+	dp_owner_unpin(&pool->owners, pin);
 	if ((pool->steps & DP_STEPS_FREE_BYTES) || zero)
 		bad = dp_harden_free_bytes(pool, c, pos,
 					   DP_READ_ONCE(c->st[pos]), zero,
 					   &rep);
-	tok = dp_owner_pin(&pool->owners, &pin);
-	if (DP_READ_ONCE(c->owner) == tok) {
-		dp_heap_give(c->heap, c, pos, &release);
-		dp_owner_unpin(&pool->owners, pin);
-	} else {
-		dp_owner_unpin(&pool->owners, pin);
-		give_other(pool, c, pos, &release);
-	}
+	give_other(pool, c, pos, &release);
 	if (release)
 		dp_supply_release(pool, release, true);
 	if (bad)
 		dp_report_deliver(pool, &rep);
 }
 
-void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
-		  bool zero)
+/*
+ * A free of the caller's own block in a hash pool, whatever its steps, @c
+ * the chunk the index gave for the address and @off the address's offset
+ * in it: no RCU (the record is the caller's, type-stable, chunk.h).  True
+ * when done; false (nothing changed) when the block is not the caller's or
+ * the checks or the claim fail.
+ */
+static bool free_owned(struct dmapool *pool, struct dp_chunk *c,
+		       uintptr_t off, dmapool_dma_t dma, bool zero)
+{
+	const struct dp_geometry *g = &pool->geo;
+	dp_owner_t tok;
+	dp_pin_t pin;
+	size_t pos;
+	uint32_t p32;
+
+	tok = dp_owner_pin(&pool->owners, &pin);
+	if (DP_READ_ONCE(c->owner) != tok)
+		goto no;
+	if (DP_LIKELY(g->fast_m)) {
+		if (!dp_block_check_fast(g, c, off, dma, &pos))
+			goto no;
+	} else {
+		if (!dp_geo_position(g, off, &p32) || c->dma + off != dma)
+			goto no;
+		pos = p32;
+	}
+	if (DP_UNLIKELY(!dp_state_claim(c, pos)))
+		goto no;
+	owner_steps(pool, c, pos, zero, pin);
+	return true;
+no:
+	dp_owner_unpin(&pool->owners, pin);
+	return false;
+}
+
+/* Anything but the caller's own block in a hash pool: under RCU. */
+static void free_general(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
+			 bool zero)
 {
 	const uintptr_t va = (uintptr_t)vaddr;
 	struct dp_chunk *c;
@@ -170,6 +230,30 @@ void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 	dp_free_claimed(pool, c, pos, zero);
 }
 
+void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
+		  bool zero)
+{
+	const uintptr_t va = (uintptr_t)vaddr;
+	uintptr_t off;
+
+	if (DP_LIKELY(pool->index.ops == &dp_hash_ops) &&
+	    free_owned(pool, dp_hash_find_off(&pool->index.hash, va, &off),
+		       off, dma, zero))
+		return;
+	free_general(pool, vaddr, dma, zero);
+}
+
+/* The fast path declined (@c and @off: what its lookup found). */
+static DP_NOINLINE void free_declined(struct dmapool *pool, void *vaddr,
+				      dmapool_dma_t dma, struct dp_chunk *c,
+				      uintptr_t off)
+{
+	if (DP_LIKELY(pool->index.ops == &dp_hash_ops) &&
+	    free_owned(pool, c, off, dma, false))
+		return;
+	free_general(pool, vaddr, dma, false);
+}
+
 /* ---- the fast path ------------------------------------------------------ */
 
 /* A full chunk got a block back (pinned): on its heap's list again. */
@@ -191,7 +275,7 @@ free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 	size_t pos;
 
 	/* A miss gives dp_chunk_none, whose owner is nobody. */
-	c = dp_hash_find_off(pool->fast_hash, va, &off);
+	c = dp_hash_find_off(&pool->index.hash, va, &off);
 	tok = dp_owner_pin(&pool->owners, &pin);
 	/* Invariant 3: the caller's own chunk, a block start, its dma... */
 	if (DP_UNLIKELY(DP_READ_ONCE(c->fast_owner) != tok ||
@@ -199,17 +283,15 @@ free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 			/* ... and allocated until this instant. */
 			!dp_state_claim(c, pos))) {
 		dp_owner_unpin(&pool->owners, pin);
-		goto slow;
+		/* Steps, another context's block, or wrong: judged again. */
+		free_declined(pool, vaddr, dma, c, off);
+		return;
 	}
 	if (DP_UNLIKELY(dp_block_put(c, pos))) {
 		relist_unpin(pool, c, pin);
 		return;
 	}
 	dp_owner_unpin(&pool->owners, pin);
-	return;
-slow:
-	/* Judged again from scratch: it says what is wrong, if anything. */
-	dp_free_slow(pool, vaddr, dma, false);
 }
 
 void dmapool_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)

@@ -31,15 +31,15 @@
 
 /*
  * Empty and removed buckets: owned by no context, describing no memory (a
- * start no address is within a chunk's length of).
+ * start no address is within a chunk's length of: DP_NO_MEMORY).
  */
 struct dp_chunk dp_chunk_none = {
 	.fast_owner = DP_OWNER_NONE, .owner = DP_OWNER_NONE,
-	.vaddr = UINTPTR_MAX,
+	.vaddr = DP_NO_MEMORY,
 };
 struct dp_chunk dp_chunk_tomb = {
 	.fast_owner = DP_OWNER_NONE, .owner = DP_OWNER_NONE,
-	.vaddr = UINTPTR_MAX,
+	.vaddr = DP_NO_MEMORY,
 };
 
 /* Two empty buckets: every lookup in it ends at its first probe. */

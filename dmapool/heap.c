@@ -280,23 +280,30 @@ static void release_oldest(struct dp_heap *h, struct dp_chunk **release)
 	put(h, e.c, e.pos, release);
 }
 
+/* Into the ring; room was made.  Stamped with the epoch it went in at. */
+static void quarantine_push(struct dp_quarantine *q, struct dp_chunk *c,
+			    uint32_t pos, uint32_t now)
+{
+	uint32_t tail = q->head + q->count;
+
+	if (tail >= q->max)
+		tail -= q->max;
+	q->ring[tail].c = c;
+	q->ring[tail].pos = pos;
+	q->ring[tail].epoch = now;
+	DP_WRITE_ONCE(q->count, q->count + 1);
+}
+
 static void quarantine_add(struct dp_heap *h, struct dp_chunk *c,
 			   uint32_t pos, struct dp_chunk **release)
 {
 	struct dp_quarantine *q = &h->q;
-	uint32_t tail;
 
 	if (q->count == q->max) {
 		release_oldest(h, release);
 		DP_WRITE_ONCE(q->forced, q->forced + 1);
 	}
-	tail = q->head + q->count;
-	if (tail >= q->max)
-		tail -= q->max;
-	q->ring[tail].c = c;
-	q->ring[tail].pos = pos;
-	q->ring[tail].epoch = DP_READ_ONCE(h->pool->qepoch);
-	DP_WRITE_ONCE(q->count, q->count + 1);
+	quarantine_push(q, c, pos, DP_READ_ONCE(h->pool->qepoch));
 }
 
 void dp_heap_quiesce(struct dp_heap *h, bool all, struct dp_chunk **release)
@@ -312,12 +319,23 @@ void dp_heap_quiesce(struct dp_heap *h, bool all, struct dp_chunk **release)
 void dp_heap_give(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
 		  struct dp_chunk **release)
 {
-	if (h->pool->steps & DP_STEP_QUARANTINE) {
-		quarantine_add(h, c, pos, release);
-		dp_heap_quiesce(h, false, release);
+	struct dp_quarantine *q = &h->q;
+	uint32_t now;
+
+	if (DP_LIKELY(!(h->pool->steps & DP_STEP_QUARANTINE))) {
+		put(h, c, pos, release);
 		return;
 	}
-	put(h, c, pos, release);
+	/* What quiesce let go, and room for this one (forced, counted). */
+	now = DP_READ_ONCE(h->pool->qepoch);
+	while (q->count &&
+	       ((int32_t)(q->ring[q->head].epoch - now) < 0 ||
+		q->count == q->max)) {
+		if ((int32_t)(q->ring[q->head].epoch - now) >= 0)
+			DP_WRITE_ONCE(q->forced, q->forced + 1);
+		release_oldest(h, release);
+	}
+	quarantine_push(q, c, pos, now);
 }
 
 /* ---- remote frees ------------------------------------------------------- */

@@ -147,6 +147,18 @@ struct dp_hash {
 };
 
 extern struct dp_chunk dp_chunk_none, dp_chunk_tomb;
+
+/*
+ * The start of the empty and removed buckets' chunks.  A lookup matches a
+ * bucket when the address lies within a chunk length of its start, so that
+ * start must be one no chunk comes near: on 64-bit machines the middle of
+ * the address space, which is not canonical on any of Linux's (user memory
+ * lies below it, kernel memory far above it; chunk.c refuses a backend's
+ * chunk in that window); on 32-bit ones no such hole exists and the probe
+ * tests for a removed bucket by name.
+ */
+#define DP_NO_MEMORY		((UINTPTR_MAX >> 1) + 1)
+#define DP_NO_MEMORY_HOLE	(UINTPTR_MAX > 0xffffffffu)
 extern struct dp_hash_table dp_hash_empty;
 
 /*
@@ -178,7 +190,8 @@ static inline struct dp_chunk *dp_hash_find_off(const struct dp_hash *h,
 		struct dp_chunk *c = DP_RCU_DEREF(b[i]);
 
 		*off = va - DP_READ_ONCE(c->vaddr);
-		if (DP_LIKELY(*off < h->len))
+		if (DP_LIKELY(*off < h->len) &&
+		    (DP_NO_MEMORY_HOLE || c != &dp_chunk_tomb))
 			return c;
 		if (c == &dp_chunk_none)
 			return c;

@@ -31,8 +31,6 @@
 				 DMAPOOL_OPT_SHARED | \
 				 DMAPOOL_OPT_POISON_SAMPLED)
 
-/* The index the fast free path reads when a pool may not take it. */
-static struct dp_hash no_hash = { dp_hash_empty.b, 0, 0, NULL };
 
 void dmapool_opts_init(struct dmapool_opts *o)
 {
@@ -73,7 +71,6 @@ static void dp_pool_paths(struct dmapool *pool, const struct dmapool_opts *o)
 			   pool->geo.fast_recip;
 	pool->fast_free = !(pool->steps & DP_STEPS_FREE_SLOW) &&
 			  pool->index.ops == &dp_hash_ops && pool->geo.fast_m;
-	pool->fast_hash = pool->fast_free ? &pool->index.hash : &no_hash;
 	/* Handles need no index: only the steps and the geometry count. */
 	pool->hnbits = !(pool->steps & DP_STEPS_FREE_SLOW) && pool->geo.fast_m ?
 		       pool->geo.nbits : 0;

@@ -40,8 +40,6 @@ struct dmapool {
 	uint32_t steps;			/* DP_STEP_* */
 	bool fast_alloc;		/* allocations may take the fast path */
 	bool fast_free;			/* frees may take the fast path */
-	struct dp_hash *fast_hash;	/* the index, or an empty one when
-					 * frees may not take the fast path */
 	uint32_t hnbits;		/* positions a fast handle free may
 					 * name: 0 when it may not */
 	struct dp_geometry geo;

@@ -179,10 +179,13 @@ static inline bool dp_os_cmpxchg_ptr(void **p, void *old, void *new)
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
 /*
- * RCU: liburcu's "bulletproof" flavor (urcu-bp), see rcu.c for why.  The
- * read side is liburcu's inline one (_LGPL_SOURCE, which liburcu allows for
- * GPL-compatible code such as ours): a call into the shared library costs
- * about three times as many instructions, most of them TLS lookups.
+ * RCU (rcu.c): readers are a thread's own counter in static TLS, so a read
+ * lock never allocates, never fails and never registers anything by hand
+ * (a thread links its counter into the list of readers on its first read
+ * lock, with no allocation).  The read side is a load and a store of that
+ * counter around compiler barriers; grace periods use membarrier() to
+ * order them (the flavour liburcu calls "memb"), or, where the kernel lacks
+ * it, full fences in the readers.
  */
 #if defined(__SANITIZE_THREAD__)
 #define DP_TSAN 1
@@ -197,25 +200,79 @@ struct dp_rcu_head {
 	void (*fn)(struct dp_rcu_head *head);
 };
 
-#ifndef _LGPL_SOURCE
-#define _LGPL_SOURCE
-#endif
-#include <urcu/urcu-bp.h>
+/* A thread's reader state (rcu.c). */
+struct dp_rcu_reader {
+	unsigned long ctr;		/* 0: outside; else the grace-period
+					 * phase it entered in, + nesting */
+	struct dp_rcu_reader *next, *prev;	/* every linked reader */
+	bool linked;
+};
+
+#define DP_RCU_NEST_MASK	0xffffUL
+#define DP_RCU_PHASE		0x10000UL
+
+extern __thread struct dp_rcu_reader dp_rcu_me
+	__attribute__((tls_model("initial-exec")));
+extern unsigned long dp_rcu_gp_ctr;
+extern int dp_rcu_fence;		/* readers fence: no membarrier() */
+void dp_rcu_link(struct dp_rcu_reader *r);
+/* Readers that could not be linked (rcu.c): counted per phase instead. */
+void dp_rcu_lock_unlinked(struct dp_rcu_reader *r);
+void dp_rcu_unlock_unlinked(struct dp_rcu_reader *r);
 #ifdef DP_TSAN
 void dp_rcu_tsan_release(void);
 #endif
 
+static inline void dp_rcu_reader_fence(void)
+{
+	if (DP_UNLIKELY(__atomic_load_n(&dp_rcu_fence, __ATOMIC_RELAXED)))
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	else
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
 static inline void dp_rcu_read_lock(void)
 {
-	urcu_bp_read_lock();
+	struct dp_rcu_reader *r = &dp_rcu_me;
+	unsigned long c = __atomic_load_n(&r->ctr, __ATOMIC_RELAXED);
+
+	if (DP_LIKELY(!(c & DP_RCU_NEST_MASK))) {
+		if (DP_UNLIKELY(!r->linked)) {
+			dp_rcu_link(r);
+			if (!r->linked) {
+				dp_rcu_lock_unlinked(r);
+				return;
+			}
+		}
+		/* Enter in the current phase, with nesting 1. */
+		__atomic_store_n(&r->ctr,
+				 __atomic_load_n(&dp_rcu_gp_ctr,
+						 __ATOMIC_RELAXED),
+				 __ATOMIC_RELAXED);
+		dp_rcu_reader_fence();
+	} else {
+		__atomic_store_n(&r->ctr, c + 1, __ATOMIC_RELAXED);
+	}
 }
 
 static inline void dp_rcu_read_unlock(void)
 {
+	struct dp_rcu_reader *r = &dp_rcu_me;
+	unsigned long c = __atomic_load_n(&r->ctr, __ATOMIC_RELAXED);
+
 #ifdef DP_TSAN
 	dp_rcu_tsan_release();
 #endif
-	urcu_bp_read_unlock();
+	if (DP_LIKELY((c & DP_RCU_NEST_MASK) == 1)) {
+		if (DP_UNLIKELY(!r->linked)) {
+			dp_rcu_unlock_unlinked(r);
+			return;
+		}
+		dp_rcu_reader_fence();
+		__atomic_store_n(&r->ctr, 0, __ATOMIC_RELEASE);
+	} else {
+		__atomic_store_n(&r->ctr, c - 1, __ATOMIC_RELAXED);
+	}
 }
 
 #define DP_RCU_DEREF(p)		__atomic_load_n(&(p), __ATOMIC_CONSUME)

@@ -293,6 +293,7 @@ struct worker {
 	unsigned int id;
 	unsigned int got, nulls;
 	struct dmapool *pool;
+	pthread_barrier_t *start;
 };
 
 static void *work(void *arg)
@@ -305,7 +306,21 @@ static void *work(void *arg)
 	unsigned int i, n = 0, round;
 
 	w->pool = tl_pool(w->dev, sizes[w->id], 0, 0);
-	if (!w->pool)
+	/*
+	 * Every pool takes its first chunk before any pool competes: the
+	 * region holds the four first chunks, and a pool that lost every race
+	 * for memory later would prove nothing about overlap.
+	 */
+	if (w->pool) {
+		v[n] = dmapool_alloc(w->pool, 0, &d[n]);
+		if (v[n]) {
+			memset(v[n], (int)(w->id + 1), sizes[w->id]);
+			n++;
+			w->got++;
+		}
+	}
+	pthread_barrier_wait(w->start);
+	if (!w->pool || !n)
 		return NULL;
 	for (round = 0; round < 20; round++) {
 		while (n < PER_THREAD) {
@@ -346,11 +361,14 @@ Test(region, threads_share_one_region_without_overlap)
 	pthread_t t[THREADS];
 	struct tl_chunk c[THREADS][256];
 	size_t nc[THREADS], i, j, p, q;
+	pthread_barrier_t start;
 	void *ret;
 
 	cr_assert_not_null(dev);
+	cr_assert_eq(pthread_barrier_init(&start, NULL, THREADS), 0);
 	for (i = 0; i < THREADS; i++) {
-		w[i] = (struct worker){ .dev = dev, .id = (unsigned int)i };
+		w[i] = (struct worker){ .dev = dev, .id = (unsigned int)i,
+					.start = &start };
 		cr_assert_eq(pthread_create(&t[i], NULL, work, &w[i]), 0);
 	}
 	for (i = 0; i < THREADS; i++) {
@@ -358,6 +376,7 @@ Test(region, threads_share_one_region_without_overlap)
 		cr_assert_eq(ret, &w[i], "worker %zu saw a wrong block", i);
 		cr_assert_gt(w[i].got, 0);
 	}
+	pthread_barrier_destroy(&start);
 	/* No two chunks of any pools overlap, all inside the region. */
 	for (p = 0; p < THREADS; p++) {
 		check_chunks(w[p].pool, mem, len, PG);
