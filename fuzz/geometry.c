@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "geometry.h"	/* DP_CHUNK_MIN_BLOCKS, DP_OS_CHUNK_DEFAULT_MAX */
 
 #define PAGE		4096u
 #define MAX_BLOCKS	(3 * 4096)
@@ -264,23 +265,26 @@ static void decode(struct dpf_in *in, struct dpf_params *p, uint8_t *order,
 /*
  * The chunk size the options ask for: blocks sit in kernel-sized
  * allocations of @base bytes, @per blocks each, and a chunk is a whole
- * number of them.  By default (chunk_size 0) the fewest that hold 16
- * blocks, or as many as fit in 64 KiB when that is fewer, one at least.
- * An explicit chunk_size is rounded up to a multiple of @base (at most
- * 1 GiB), and may be cut down only where the bitmap of one chunk runs out
- * (it names 4096 positions; a segment's positions are a power of two, so a
- * cut chunk holds more than 2048 - @per blocks).
+ * number of them.  By default (chunk_size 0) the fewest that hold
+ * DP_CHUNK_MIN_BLOCKS blocks, or as many as fit in DP_OS_CHUNK_DEFAULT_MAX
+ * bytes when that is fewer, one at least; one alone when boundary segments
+ * leave gaps (@gaps: the chunk stays one segment).  The two numbers are
+ * the core's to choose (geometry.h, the shim's os header); the rule is the
+ * model's.  An explicit chunk_size is rounded up to a multiple of @base (at
+ * most 1 GiB), and may be cut down only where the bitmap of one chunk runs
+ * out (it names 4096 positions; a segment's positions are a power of two,
+ * so a cut chunk holds more than 2048 - @per blocks).
  */
 static void check_chunk(const struct dmapool_stats *st,
 			const struct dpf_params *p, uint64_t base,
-			uint64_t per)
+			uint64_t per, bool gaps)
 {
 	const uint64_t gib = (uint64_t)1 << 30;
 	uint64_t want, n;
 
 	if (!p->chunk_size) {
-		n = (16 + per - 1) / per;
-		while (n > 1 && n * base > (64u << 10))
+		n = gaps ? 1 : (DP_CHUNK_MIN_BLOCKS + per - 1) / per;
+		while (n > 1 && n * base > DP_OS_CHUNK_DEFAULT_MAX)
 			n--;
 		dpf_check(st->chunk_size == n * base,
 			  "default chunk of %llu bytes, expected %llu (%llu blocks of %llu in each %llu bytes)",
@@ -374,7 +378,7 @@ static void one(struct dpf_in *in, int owner)
 	per = base / b * (b / stride);
 	dpf_check(st.stride == stride, "stride %llu, expected %llu",
 		  (unsigned long long)st.stride, (unsigned long long)stride);
-	check_chunk(&st, &p, base, per);
+	check_chunk(&st, &p, base, per, b % stride);
 	dpf_check(st.blocks_per_chunk == st.chunk_size / base * per,
 		  "%llu blocks per %llu-byte chunk, expected %llu in each %llu bytes",
 		  (unsigned long long)st.blocks_per_chunk,
