@@ -25,8 +25,10 @@
  *             size / 13 bytes offered to table_give, as a racing grower
  *             that asked before the table changed would (kinds with a
  *             table)
- * A range starts at (bases[base] + page) << grain_shift, clamped to the
- * address space (and at granule 1, not NULL).  Like a pool's chunks, ranges are granule aligned, never
+ * A range starts at (bases[base % 8] + page) << grain_shift (base 0xf8
+ * and above: within a few lengths of DP_NO_MEMORY), clamped to the
+ * address space (and at granule 1, not NULL; moved off the window around
+ * DP_NO_MEMORY that no chunk may touch).  Like a pool's chunks, ranges are granule aligned, never
  * overlap (an insert that would is skipped) and all have one length (the
  * B-tree and the hash rely on that); the hash kind maps at most 65536
  * granules at once (its tables grow with them).
@@ -122,8 +124,7 @@ static void check_lookup(uint64_t addr)
 		  X.ix.ops->name, (unsigned long long)addr, (void *)hot,
 		  (void *)ops, (void *)rcu, (void *)want);
 	/* The fast free path's probe, which every pool's free takes. */
-	fast = dp_hash_find_off(&X.ix.hash, (uintptr_t)addr,
-				(uintptr_t)addr >> X.ix.grain_shift, &off);
+	fast = dp_hash_find_off(&X.ix.hash, (uintptr_t)addr, &off);
 	if (want && is_hash())
 		dpf_check(fast == want && off == addr - r->start,
 			  "hash: fast probe of %#llx gave %p +%#llx, the model %p +%#llx",
@@ -139,17 +140,30 @@ static void check_lookup(uint64_t addr)
 
 /*
  * The first address of a range of @pages granules at granule @page past a
- * base, kept (end included) strictly inside the address space and off
- * NULL, as a pool's chunk always is (dp_chunk_fill refuses a NULL one).
+ * base, kept (end included) strictly inside the address space, off NULL
+ * and not within a range's length of DP_NO_MEMORY (where the hash's empty
+ * and removed buckets start), as a pool's chunk always is (dp_chunk_fill
+ * refuses the others).  A range that would come nearer ends right below
+ * DP_NO_MEMORY, or starts one length above it when there is no room below:
+ * lookups just outside it probe the window.
  */
 static uint64_t place(uint8_t base, uint32_t page, uint64_t pages)
 {
 	uint64_t limit = (uint64_t)1 << (64 - X.shift);	/* granules */
-	uint64_t b = bases[base % 8], pn = b + page;
+	const uint64_t hole = DP_NO_MEMORY;
+	uint64_t b = bases[base % 8], pn, start, len;
 
+	/* The top eight bases: around DP_NO_MEMORY. */
+	if (base >= 0xf8)
+		b = (hole >> X.shift) - pages - 1;
+	pn = b + (base >= 0xf8 ? page % (3 * pages + 3) : page);
 	if (pn < b || pn >= limit - pages)
 		pn = limit - pages - 1 - page % 0x10000;
-	return (pn ? pn : 1) << X.shift;
+	start = (pn ? pn : 1) << X.shift;
+	len = pages << X.shift;
+	if (DP_NO_MEMORY_HOLE && start < hole + len && start + len > hole)
+		start = hole - len >= (1ull << X.shift) ? hole - len : hole + len;
+	return start;
 }
 
 /*
