@@ -10,19 +10,16 @@
 
 #include "harness.h"
 
-#ifdef DPF_UBSAN_SUPP
+#ifdef DPF_UBSAN_STACK
 /*
- * UBSan's defaults in the libFuzzer builds: stop at the first report, but
- * not at liburcu's own misaligned reader access, which its header inlines
- * into the core (tests/ubsan.supp says why; the unit suites use the same
- * file).  Suppressions only apply to recoverable checks, so alignment is
- * built recoverable and halt_on_error makes every other report fatal.
+ * UBSan in the libFuzzer builds: every check is fatal
+ * (-fno-sanitize-recover=all); say where.
  */
 const char *__ubsan_default_options(void);
 
 const char *__ubsan_default_options(void)
 {
-	return "halt_on_error=1:print_stacktrace=1:suppressions=" DPF_UBSAN_SUPP;
+	return "halt_on_error=1:print_stacktrace=1";
 }
 #endif
 
