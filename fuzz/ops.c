@@ -1337,6 +1337,14 @@ static void free_bulk(unsigned int n, uint8_t order, uint8_t seed,
 	if (g) {
 		uint32_t kinds = by_owner(s, g->v, &owner);
 
+		/*
+		 * A block of another pool whose chunk went back to the
+		 * backend and came to this pool: where this pool's blocks
+		 * start there is for its geometry to say, which the model
+		 * does not keep.
+		 */
+		if (kinds == K(DMAPOOL_R_DOUBLE_FREE) && g->id != s->id)
+			kinds |= K(DMAPOOL_R_FREE_NOT_BLOCK);
 		/* An earlier entry may empty the chunk, and auto-shrink give
 		 * it back: then it is outside. */
 		if (s->p.flags & DMAPOOL_OPT_AUTO_SHRINK)
