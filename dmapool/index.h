@@ -190,7 +190,7 @@ static inline struct dp_chunk *dp_hash_find_off(const struct dp_hash *h,
 		struct dp_chunk *c = DP_RCU_DEREF(b[i]);
 
 		*off = va - DP_READ_ONCE(c->vaddr);
-		if (DP_LIKELY(*off < DP_READ_ONCE(h->len)) &&
+		if (DP_LIKELY(*off < h->len) &&
 		    (DP_NO_MEMORY_HOLE || c != &dp_chunk_tomb))
 			return c;
 		if (c == &dp_chunk_none)

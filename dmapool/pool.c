@@ -146,6 +146,8 @@ struct dmapool *dmapool_create_opts(const char *name, struct dmapool_dev *dev,
 	dp_lock_init(&pool->lock);
 	pool->geo = geo;
 	dp_index_init(&pool->index, opts->index, grain_shift(&geo));
+	/* Before any reader: lock-free lookups read it plainly. */
+	pool->index.hash.len = geo.chunk_size;
 	dp_pool_paths(pool, opts);
 	pool->flags = opts->flags;
 	pool->reserve = opts->reserve_chunks;
