@@ -7,7 +7,7 @@
 #   $LIB_FUZZING_ENGINE         what to link a target with (-fsanitize=fuzzer,
 #                               AFL++'s libAFLDriver.a, ...)
 #   $OUT $WORK                  where targets go, scratch space
-# and nothing of ours installed but liburcu.  Builds every harness that has
+# and nothing of ours installed.  Builds every harness that has
 # a corpus directory (fuzz/corpus/NAME/) into $OUT/NAME, with
 # $OUT/NAME_seed_corpus.zip (the corpus and the regression inputs) and
 # $OUT/NAME.dict.  fuzz/run oss runs this the way the services do
@@ -15,8 +15,9 @@
 #
 # The harnesses are built by meson with -Dfuzz_engine: the service's
 # compiler and flags for every file (the core included), the engine at link
-# time, liburcu-bp linked statically (the services run a target where
-# nothing else is installed).  No Criterion, afl++ or clang of our own.
+# time, nothing of ours left to load at run time (the services run a target
+# where nothing else is installed).  No Criterion, afl++ or clang of our
+# own.
 
 src=$(pwd)
 if ! grep -q "project('dmapool'" "$src/meson.build" 2>/dev/null; then

@@ -214,6 +214,46 @@ void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 /* ---- the fast path ------------------------------------------------------ */
 
 /*
+ * Pools whose allocations have byte steps (poison checks) but take blocks
+ * in the fast path's order: the heap's stepped staged word (heap.h), then
+ * the check once the block is the caller's.  Pinned on entry.
+ */
+static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
+				       struct dp_heap *h, dmapool_gfp_t gfp,
+				       dmapool_dma_t *dma, uint64_t *handle,
+				       dp_pin_t pin)
+{
+	struct dp_pending rep;
+	struct dp_chunk *c;
+	uint64_t *wp = h->swp, word = *wp;
+	uint32_t pos, before, st;
+	bool bad;
+	void *vaddr;
+
+	if (DP_UNLIKELY(!word)) {
+		if (!dp_heap_restage_stepped(h)) {
+			dp_owner_unpin(&pool->owners, pin);
+			return dp_alloc_slow(pool, gfp, dma, handle);
+		}
+		wp = h->swp;
+		word = *wp;
+	}
+	*wp = word & (word - 1);
+	pos = h->base + dp_os_ctz64(word);
+	c = h->cur;
+	before = DP_READ_ONCE(c->st[pos]);
+	st = dp_state_alloc(c, pos);
+	dp_owner_unpin(&pool->owners, pin);
+	bad = dp_harden_alloc_check(pool, c, pos, before, &rep);
+	if (handle)
+		*handle = dp_handle_make(c->id, pos, st);
+	vaddr = dp_hand_out(pool, c, pos, gfp, dma);
+	if (DP_UNLIKELY(bad))
+		dp_report_deliver(pool, &rep);
+	return vaddr;
+}
+
+/*
  * The fast path used up its staged word (pinned): the staged chunk's next
  * word, or the slow path.  Out of line, and reached by a tail call, so the
  * fast path needs no saved registers.
@@ -227,6 +267,8 @@ static DP_NOINLINE void *alloc_restage(struct dmapool *pool,
 	uint64_t word;
 	uint32_t pos, st;
 
+	if (DP_UNLIKELY(pool->alloc_stepped))
+		return alloc_stepped(pool, h, gfp, dma, handle, pin);
 	if (!dp_heap_restage(h)) {
 		dp_owner_unpin(&pool->owners, pin);
 		return dp_alloc_slow(pool, gfp, dma, handle);

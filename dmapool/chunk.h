@@ -44,7 +44,12 @@ struct dp_remote {
 };
 
 struct dp_chunk {
-	/* Read by every free, in any context. */
+	/*
+	 * Read by every free, in any context; written only when the chunk
+	 * changes hands.  Kept a cache line away from the owner's fields
+	 * below (@gap): a line the owner writes on every allocation would
+	 * bounce to every other context's free.
+	 */
 	dp_owner_t fast_owner;		/* the owner's token when its frees may
 					 * take the fast path, else DP_OWNER_NONE */
 	uintptr_t vaddr;		/* start of the DMA memory */
@@ -53,6 +58,9 @@ struct dp_chunk {
 	struct dp_remote *rem;
 	dp_owner_t owner;		/* token of the owning context */
 	struct dp_heap *heap;		/* the owning heap */
+	uint32_t id;			/* slot, named by handles */
+	uint8_t live;			/* describes DMA memory now */
+	uint8_t gap[64 + 3];		/* (records are not line aligned) */
 	/* The owner's. */
 	uint64_t summary;		/* bit w: map[w] has a free block */
 	struct dp_chunk *next, *prev;	/* the heap's avail or empty list */
@@ -60,8 +68,6 @@ struct dp_chunk {
 	/* The pool's. */
 	struct dp_chunk *pnext;		/* retired, spare or pending list */
 	unsigned long cookie;		/* grace period after retirement */
-	uint32_t id;			/* slot, named by handles */
-	uint8_t live;			/* describes DMA memory now */
 	uint8_t listed;			/* on the heap's avail (1) or empty (2) */
 	uint16_t spare;
 	uint64_t map[];			/* free and allocatable: nwords words,

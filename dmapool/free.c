@@ -122,8 +122,9 @@ static void give_other(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
  * byte work, then quarantine or reuse (and a release automatic shrink asks
  * for).  Unpins.
  */
-static void owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos,
-			bool zero, dp_pin_t pin)
+static inline __attribute__((always_inline)) void
+owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos, bool zero,
+	    dp_pin_t pin)
 {
 	struct dp_chunk *release = NULL;
 	struct dp_pending rep;
@@ -133,7 +134,18 @@ static void owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos,
 		bad = dp_harden_free_bytes(pool, c, (uint32_t)pos,
 					   DP_READ_ONCE(c->st[pos]), zero,
 					   &rep);
-	dp_heap_give(c->heap, c, (uint32_t)pos, &release);
+	if (pool->steps & (DP_STEP_QUARANTINE | DP_STEP_AUTO_SHRINK)) {
+		dp_heap_give(c->heap, c, (uint32_t)pos, &release);
+	} else if (DP_LIKELY(!dp_block_put(c, pos))) {
+		/* Reuse with nothing more to do: the bit back, as the fast
+		 * path does. */
+		dp_owner_unpin(&pool->owners, pin);
+		if (DP_UNLIKELY(bad))
+			dp_report_deliver(pool, &rep);
+		return;
+	} else {
+		dp_heap_give_put(c->heap, c, (uint32_t)pos, &release);
+	}
 	dp_owner_unpin(&pool->owners, pin);
 	if (DP_UNLIKELY(release))
 		dp_supply_release(pool, release, true);
@@ -141,12 +153,29 @@ static void owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos,
 		dp_report_deliver(pool, &rep);
 }
 
-void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
-		     bool zero)
+/* A claimed block of a chunk the caller did not own a moment ago. */
+static void free_claimed_other(struct dmapool *pool, struct dp_chunk *c,
+			       uint32_t pos, bool zero)
 {
 	struct dp_chunk *release = NULL;
 	struct dp_pending rep;
 	bool bad = false;
+
+	if ((pool->steps & DP_STEPS_FREE_BYTES) || zero)
+		bad = dp_harden_free_bytes(pool, c, pos,
+					   DP_READ_ONCE(c->st[pos]), zero,
+					   &rep);
+	/* Ours by now (an orphan adopted)?  Then our own remote list. */
+	give_other(pool, c, pos, &release);
+	if (release)
+		dp_supply_release(pool, release, true);
+	if (bad)
+		dp_report_deliver(pool, &rep);
+}
+
+void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
+		     bool zero)
+{
 	dp_owner_t tok;
 	dp_pin_t pin;
 
@@ -156,15 +185,7 @@ void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
 		return;
 	}
 	dp_owner_unpin(&pool->owners, pin);
-	if ((pool->steps & DP_STEPS_FREE_BYTES) || zero)
-		bad = dp_harden_free_bytes(pool, c, pos,
-					   DP_READ_ONCE(c->st[pos]), zero,
-					   &rep);
-	give_other(pool, c, pos, &release);
-	if (release)
-		dp_supply_release(pool, release, true);
-	if (bad)
-		dp_report_deliver(pool, &rep);
+	free_claimed_other(pool, c, pos, zero);
 }
 
 /*
@@ -174,8 +195,9 @@ void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
  * when done; false (nothing changed) when the block is not the caller's or
  * the checks or the claim fail.
  */
-static bool free_owned(struct dmapool *pool, struct dp_chunk *c,
-		       uintptr_t off, dmapool_dma_t dma, bool zero)
+static inline __attribute__((always_inline)) bool
+free_owned(struct dmapool *pool, struct dp_chunk *c,
+	   uintptr_t off, dmapool_dma_t dma, bool zero)
 {
 	const struct dp_geometry *g = &pool->geo;
 	dp_owner_t tok;
@@ -234,7 +256,7 @@ void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 		  bool zero)
 {
 	const uintptr_t va = (uintptr_t)vaddr;
-	uintptr_t off;
+	uintptr_t off = 0;
 
 	if (DP_LIKELY(pool->index.ops == &dp_hash_ops) &&
 	    free_owned(pool, dp_hash_find_off(&pool->index.hash, va, &off),
@@ -243,14 +265,45 @@ void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 	free_general(pool, vaddr, dma, zero);
 }
 
+/*
+ * A free of another context's block in a hash pool with the one-multiply
+ * check: the lookup again under RCU (the record cannot describe other
+ * memory while we look, chunk.h), the checks, the claim.  True when done;
+ * false (nothing changed) when anything fails: the general path judges it.
+ */
+static bool free_remote(struct dmapool *pool, uintptr_t va, dmapool_dma_t dma,
+			bool zero)
+{
+	struct dp_chunk *c;
+	uintptr_t off;
+	size_t pos;
+
+	dp_rcu_read_lock();
+	c = dp_hash_find_off(&pool->index.hash, va, &off);
+	if (DP_UNLIKELY(c == &dp_chunk_none || !DP_READ_ONCE(c->live) ||
+			!dp_block_check_fast(&pool->geo, c, off, dma, &pos) ||
+			!dp_state_claim(c, pos))) {
+		dp_rcu_read_unlock();
+		return false;
+	}
+	/* Claimed: the chunk holds our block and stays until we let it go. */
+	dp_rcu_read_unlock();
+	free_claimed_other(pool, c, (uint32_t)pos, zero);
+	return true;
+}
+
 /* The fast path declined (@c and @off: what its lookup found). */
 static DP_NOINLINE void free_declined(struct dmapool *pool, void *vaddr,
 				      dmapool_dma_t dma, struct dp_chunk *c,
 				      uintptr_t off)
 {
-	if (DP_LIKELY(pool->index.ops == &dp_hash_ops) &&
-	    free_owned(pool, c, off, dma, false))
-		return;
+	if (DP_LIKELY(pool->index.ops == &dp_hash_ops)) {
+		if (free_owned(pool, c, off, dma, false))
+			return;
+		if (DP_LIKELY(pool->geo.fast_m) &&
+		    free_remote(pool, (uintptr_t)vaddr, dma, false))
+			return;
+	}
 	free_general(pool, vaddr, dma, false);
 }
 

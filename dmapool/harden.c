@@ -92,6 +92,7 @@ void dp_harden_init(struct dmapool *pool, const struct dmapool_opts *o)
 			       DP_QUARANTINE_DEFAULT;
 	pool->poison_sample = o->poison_sample ? o->poison_sample :
 			      DP_POISON_SAMPLE_DEFAULT;
+	pool->sample_cut = ((uint64_t)1 << 32) / pool->poison_sample;
 	pool->seed = o->seed ? o->seed : dp_os_random_seed();
 	if (steps & DP_STEP_REDZONE)
 		make_key(pool->key);
@@ -215,9 +216,13 @@ void dp_harden_chunk_init(struct dmapool *pool, struct dp_chunk *c)
 static bool sampled_whole(const struct dmapool *pool, const struct dp_chunk *c,
 			  uint32_t pos, uint32_t st)
 {
-	uint64_t k = pool->seed ^ c->dma ^ ((uint64_t)pos << 32) ^ st;
+	/* A keyed mix (two multiply-xorshift rounds): the top 32 bits are
+	 * below 2^32 / N for one block in N, unpredictable without the seed. */
+	uint64_t k = (pool->seed ^ c->dma ^ ((uint64_t)pos << 32) ^ st) *
+		     0x9e3779b97f4a7c15ull;
 
-	return dp_rand_below(&k, pool->poison_sample) == 0;
+	k = (k ^ (k >> 29)) * 0xbf58476d1ce4e5b9ull;
+	return (k ^ (k >> 32)) >> 32 < pool->sample_cut;
 }
 
 static uint32_t head_bytes(const struct dp_geometry *g)
@@ -253,10 +258,20 @@ bool dp_harden_free_bytes(struct dmapool *pool, struct dp_chunk *c,
 	}
 	if (zero || (steps & DP_STEP_SCRUB))
 		dp_os_memset(b, 0, g->size);
-	if (steps & DP_STEP_SAMPLED)
-		dp_os_memset(b, DP_POISON_BYTE,
-			     sampled_whole(pool, c, pos, st) ? g->size :
-			     head_bytes(g));
+	if (steps & DP_STEP_SAMPLED) {
+		if (sampled_whole(pool, c, pos, st) ||
+		    head_bytes(g) != DP_POISON_HEAD) {
+			dp_os_memset(b, DP_POISON_BYTE,
+				     sampled_whole(pool, c, pos, st) ?
+				     g->size : head_bytes(g));
+		} else {
+			const uint64_t w = POISON_WORD;
+
+			/* The usual case: two words, no call. */
+			__builtin_memcpy(b, &w, 8);
+			__builtin_memcpy(b + 8, &w, 8);
+		}
+	}
 	return bad;
 }
 
@@ -269,8 +284,18 @@ bool dp_harden_alloc_check(struct dmapool *pool, struct dp_chunk *c,
 	size_t n = g->size, first;
 
 	if ((pool->steps & DP_STEP_SAMPLED) &&
-	    !sampled_whole(pool, c, pos, st))
+	    !sampled_whole(pool, c, pos, st)) {
 		n = head_bytes(g);
+		if (DP_LIKELY(n == DP_POISON_HEAD)) {
+			uint64_t x, y;
+
+			/* The usual case: two words. */
+			__builtin_memcpy(&x, b, 8);
+			__builtin_memcpy(&y, b + 8, 8);
+			if (DP_LIKELY(!((x ^ POISON_WORD) | (y ^ POISON_WORD))))
+				return false;
+		}
+	}
 	if (DP_LIKELY(all_poison(b, n)))
 		return false;
 	/* The device may have put the bytes back meanwhile: then no report. */

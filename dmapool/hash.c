@@ -179,7 +179,10 @@ static void hash_insert(struct dp_index *ix, uintptr_t start, size_t len,
 	if (DP_WARN_ON(!t || 4 * (t->used + grains(ix, len)) >
 			     (uint64_t)t->mask + 1))
 		return;
-	DP_WRITE_ONCE(ix->hash.len, len);
+	/* Pools set it at create (every chunk has one length); other users
+	 * of the index at the first insert, before any lookup. */
+	if (ix->hash.len != len)
+		DP_WRITE_ONCE(ix->hash.len, len);
 	put_range(ix, t, start, len, c, false);
 }
 

@@ -77,6 +77,7 @@ uint64_t dp_zero_word;
 static void unstage(struct dp_heap *h)
 {
 	h->wp = &dp_zero_word;
+	h->swp = &dp_zero_word;
 	h->cur = NULL;
 }
 
@@ -148,14 +149,11 @@ static bool stage(struct dp_heap *h)
 	return true;
 }
 
-bool dp_heap_restage(struct dp_heap *h)
+static bool restage(struct dp_heap *h)
 {
 	struct dp_chunk *c = h->cur;
 	uint64_t s;
 
-	/* Pools whose allocations have steps never stage. */
-	if (DP_UNLIKELY(!h->pool->fast_alloc))
-		return false;
 	if (DP_LIKELY(c)) {
 		/* The word the fast path emptied, and any empty after it. */
 		s = c->summary;
@@ -183,6 +181,24 @@ bool dp_heap_restage(struct dp_heap *h)
 		return true;
 	}
 	return stage(h);
+}
+
+bool dp_heap_restage(struct dp_heap *h)
+{
+	/* Pools whose allocations have steps never stage for the fast path. */
+	if (DP_UNLIKELY(!h->pool->fast_alloc))
+		return false;
+	return restage(h);
+}
+
+bool dp_heap_restage_stepped(struct dp_heap *h)
+{
+	bool ok = restage(h);
+
+	/* The word is the stepped path's: the fast path still sees none. */
+	h->swp = ok ? h->wp : &dp_zero_word;
+	h->wp = &dp_zero_word;
+	return ok;
 }
 
 bool dp_heap_take(struct dp_heap *h, struct dp_chunk **cp, uint32_t *pos)
@@ -316,23 +332,51 @@ void dp_heap_quiesce(struct dp_heap *h, bool all, struct dp_chunk **release)
 		release_oldest(h, release);
 }
 
+void dp_heap_give_put(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
+		      struct dp_chunk **release)
+{
+	/* Without quarantine or automatic shrink the bit is already back. */
+	if (!(h->pool->steps & (DP_STEP_QUARANTINE | DP_STEP_AUTO_SHRINK))) {
+		after_put(h, c, true, release);
+		return;
+	}
+	dp_heap_give(h, c, pos, release);
+}
+
 void dp_heap_give(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
 		  struct dp_chunk **release)
 {
 	struct dp_quarantine *q = &h->q;
+	struct dp_qent *e, old;
 	uint32_t now;
 
 	if (DP_LIKELY(!(h->pool->steps & DP_STEP_QUARANTINE))) {
 		put(h, c, pos, release);
 		return;
 	}
-	/* What quiesce let go, and room for this one (forced, counted). */
 	now = DP_READ_ONCE(h->pool->qepoch);
-	while (q->count &&
-	       ((int32_t)(q->ring[q->head].epoch - now) < 0 ||
-		q->count == q->max)) {
-		if ((int32_t)(q->ring[q->head].epoch - now) >= 0)
-			DP_WRITE_ONCE(q->forced, q->forced + 1);
+	e = &q->ring[q->head];
+	if (DP_LIKELY(q->count == q->max &&
+		      (int32_t)(e->epoch - now) >= 0)) {
+		/*
+		 * Full, and the oldest still waits for a quiesce: it is pushed
+		 * out (forced, counted) and the new one takes its slot, which
+		 * is the tail of a full ring.  One read, one write.
+		 */
+		old = *e;
+		e->c = c;
+		e->pos = pos;
+		e->epoch = now;
+		if (++q->head == q->max)
+			q->head = 0;
+		DP_WRITE_ONCE(q->forced, q->forced + 1);
+		put(h, old.c, old.pos, release);
+		return;
+	}
+	/* What a quiesce let go, then room for this one. */
+	dp_heap_quiesce(h, false, release);
+	if (q->count == q->max) {
+		DP_WRITE_ONCE(q->forced, q->forced + 1);
 		release_oldest(h, release);
 	}
 	quarantine_push(q, c, pos, now);

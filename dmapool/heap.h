@@ -52,8 +52,12 @@ struct dp_heap {
 	 */
 	uint64_t *wp;
 	struct dp_chunk *cur;
-	uint32_t base;			/* position of bit 0 of *wp */
+	uint32_t base;			/* position of bit 0 of *wp (*swp) */
 	uint32_t nempty;
+	/* The staged word of pools whose allocations have byte steps (poison
+	 * checks): the same protocol, taken by alloc_stepped, while @wp
+	 * stays dp_zero_word so the fast path never hands their blocks out. */
+	uint64_t *swp;
 	struct dp_chunk *avail;		/* chunks with a free block */
 	struct dp_chunk *empty;		/* empty chunks kept (auto shrink) */
 	struct dp_chunk *chunks;	/* every chunk this heap owns */
@@ -76,6 +80,9 @@ void dp_heap_ring_free(struct dp_heap *h);
  * one listed: false when the heap has none (then the slow path refills or
  * grows). */
 bool dp_heap_restage(struct dp_heap *h);
+/* The same for pools whose allocations have byte steps (pool.h,
+ * alloc_stepped): the word staged in @swp, the fast path's left empty. */
+bool dp_heap_restage_stepped(struct dp_heap *h);
 /* A free block for the caller; false when the heap has none. */
 bool dp_heap_take(struct dp_heap *h, struct dp_chunk **c, uint32_t *pos);
 /* The staged word when nothing is (the fast path finds it empty). */
@@ -87,6 +94,11 @@ extern uint64_t dp_zero_word;
  */
 bool dp_heap_refill(struct dp_heap *h, struct dp_chunk **release);
 
+/* dp_heap_give() for a caller that already put the block back into @c's
+ * map when the pool has neither quarantine nor automatic shrink, and found
+ * the chunk was full. */
+void dp_heap_give_put(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
+		      struct dp_chunk **release);
 /*
  * The owner disposes of a block it claimed: into quarantine or back to the
  * free map.  *@release (if NULL on entry, may be set): a chunk that emptied

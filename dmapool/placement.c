@@ -9,11 +9,11 @@
  * the window and walk k steps; if the list ends first, its length n is now
  * known and k is drawn again below n.  Each of n < window chunks is then
  * chosen with probability 1/window + (window - n)/window * 1/n = 1/n, and
- * a long list costs one walk of k steps, not a count and a walk.  The block
- * uniformly from that chunk's free blocks (a popcount per bitmap word, then
- * the k-th set bit).  When the pool has no more than DP_RANDOM_WINDOW chunks
- * with free blocks and they are equally free, every free block is equally
- * likely.
+ * a long list costs one walk of k steps, not a count and a walk.  The block:
+ * a word of that chunk's free map with a free block, then a free block of
+ * the word (random_free).  When the pool has no more than DP_RANDOM_WINDOW
+ * chunks with free blocks and their words are equally free, every free
+ * block is equally likely.
  *
  * Bit counting is done by hand (SWAR), not with __builtin_popcountll: without
  * a popcount instruction in the target flags that builtin is a call into
@@ -84,36 +84,23 @@ static uint32_t select64(uint64_t x, uint32_t k)
 	return 8 * b + dp_os_ctz64(x);
 }
 
-/* Free blocks of @c (the chunk has at least one). */
-static uint32_t free_count(const struct dp_chunk *c)
+/*
+ * A free block of @c (which has one), in two draws: a word of the free map
+ * among those with a free block (the summary is exact in pools that never
+ * stage a word: alloc.c), then a free block of that word.  Constant time,
+ * whatever the chunk's size; every free block has a probability of at least
+ * 1 / (64 x words with a free block), and all are equally likely when those
+ * words are equally free.
+ */
+static uint32_t random_free(const struct dp_chunk *c, uint64_t *rng)
 {
-	uint64_t words = c->summary;
-	uint32_t n = 0;
+	const uint64_t s = c->summary;
+	uint32_t w = s & (s - 1) ?
+		     select64(s, dp_rand_below(rng, popcount64(s))) :
+		     dp_os_ctz64(s);
+	uint64_t word = c->map[w];
 
-	while (words) {
-		uint32_t w = dp_os_ctz64(words);
-
-		words &= words - 1;
-		n += popcount64(c->map[w]);
-	}
-	return n;
-}
-
-/* Position of the @k-th (from 0) free block of @c. */
-static uint32_t nth_free(const struct dp_chunk *c, uint32_t k)
-{
-	uint64_t words = c->summary;
-
-	for (;;) {
-		uint32_t w = dp_os_ctz64(words);
-		uint64_t word = c->map[w];
-		uint32_t n = popcount64(word);
-
-		words &= words - 1;
-		if (k < n)
-			return w * 64 + select64(word, k);
-		k -= n;
-	}
+	return w * 64 + select64(word, dp_rand_below(rng, popcount64(word)));
 }
 
 struct dp_chunk *dp_random_pick(struct dp_chunk *list, uint64_t *rng,
@@ -131,7 +118,7 @@ struct dp_chunk *dp_random_pick(struct dp_chunk *list, uint64_t *rng,
 		for (k = dp_rand_below(rng, n); k; k--)
 			c = c->next;
 	}
-	*pos = nth_free(c, dp_rand_below(rng, free_count(c)));
+	*pos = random_free(c, rng);
 	dp_block_take(c, *pos);
 	return c;
 }

@@ -69,6 +69,10 @@ static void dp_pool_paths(struct dmapool *pool, const struct dmapool_opts *o)
 	/* The fast path's offset arithmetic is for one-segment chunks. */
 	pool->fast_alloc = !(pool->steps & DP_STEPS_ALLOC_SLOW) &&
 			   pool->geo.fast_recip;
+	/* Byte checks only: the staged word, then the checks. */
+	pool->alloc_stepped = (pool->steps & DP_STEPS_ALLOC_SLOW) &&
+			      !(pool->steps & (DP_STEP_RANDOM |
+					       DP_STEP_SHARED));
 	pool->fast_free = !(pool->steps & DP_STEPS_FREE_SLOW) &&
 			  pool->index.ops == &dp_hash_ops && pool->geo.fast_m;
 	/* Handles need no index: only the steps and the geometry count. */
@@ -142,6 +146,8 @@ struct dmapool *dmapool_create_opts(const char *name, struct dmapool_dev *dev,
 	dp_lock_init(&pool->lock);
 	pool->geo = geo;
 	dp_index_init(&pool->index, opts->index, grain_shift(&geo));
+	/* Before any reader: lock-free lookups read it plainly. */
+	pool->index.hash.len = geo.chunk_size;
 	dp_pool_paths(pool, opts);
 	pool->flags = opts->flags;
 	pool->reserve = opts->reserve_chunks;

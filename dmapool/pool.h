@@ -40,6 +40,8 @@ struct dmapool {
 	uint32_t steps;			/* DP_STEP_* */
 	bool fast_alloc;		/* allocations may take the fast path */
 	bool fast_free;			/* frees may take the fast path */
+	bool alloc_stepped;		/* allocations take the staged word,
+					 * then their byte steps (alloc.c) */
 	uint32_t hnbits;		/* positions a fast handle free may
 					 * name: 0 when it may not */
 	struct dp_geometry geo;
@@ -69,6 +71,7 @@ struct dmapool {
 	uint32_t qepoch;		/* quiesce epoch, advanced atomically */
 	uint32_t quarantine_max;	/* per heap */
 	uint32_t poison_sample;		/* DP_STEP_SAMPLED: 1 in N whole */
+	uint64_t sample_cut;		/* 2^32 / poison_sample (harden.c) */
 	uint32_t redzone;		/* bytes checked after each block */
 	uint64_t seed;			/* heaps' generators, sampling key */
 	uint64_t heap_serial;		/* heaps made so far */

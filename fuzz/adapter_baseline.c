@@ -43,7 +43,7 @@ static void *bl_create(const struct dpf_params *p, int owner,
 	(void)ctx;
 	if (!bp)
 		return NULL;
-	bp->dev = dpf_arena_dev(owner);
+	bp->dev = dpf_arena_dev(owner, p->low);
 	if (bp->dev)
 		bp->pool = cur->create(bp->dev, p->size, p->align, p->boundary);
 	if (!bp->pool) {

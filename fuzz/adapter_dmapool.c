@@ -9,6 +9,7 @@
  * quiesce / shrink are compiled in when dmapool.h declares them
  * (DPF_HAVE_QUIESCE, DPF_HAVE_SHRINK in the generated dpf_features.h).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,9 +48,14 @@ static void convert(const struct dmapool_report *r, struct dpf_report *out,
 	out->count = r->count;
 	if (r->owner_name)
 		snprintf(out->owner, sizeof(out->owner), "%s", r->owner_name);
+	if (r->pool_name)
+		snprintf(out->name, sizeof(out->name), "%s", r->pool_name);
+	if (r->detail)
+		snprintf(out->detail, sizeof(out->detail), "%s", r->detail);
 }
 
-static void on_pool(const struct dmapool_report *r, void *ctx);
+static void to_pool(const struct dmapool_report *r, struct dpool *dp,
+		    bool own_sink);
 
 static void on_global(const struct dmapool_report *r, void *ctx)
 {
@@ -58,7 +64,7 @@ static void on_global(const struct dmapool_report *r, void *ctx)
 
 	for (i = 0; r->pool && i < MAX_PLAIN; i++)
 		if (plain[i] && plain[i]->pool == r->pool) {
-			on_pool(r, plain[i]);
+			to_pool(r, plain[i], false);
 			return;
 		}
 	convert(r, &out, NULL);
@@ -66,17 +72,26 @@ static void on_global(const struct dmapool_report *r, void *ctx)
 		global_cb(&out, global_ctx);
 }
 
-static void on_pool(const struct dmapool_report *r, void *ctx)
+static void to_pool(const struct dmapool_report *r, struct dpool *dp,
+		    bool own_sink)
 {
-	struct dpool *dp = ctx;
 	struct dpf_report out;
 
-	convert(r, &out, dp);
+	/* A refused create reports to the sink it was given, about no pool
+	 * (the pool never existed): pass it on as the report without a pool
+	 * it is, marked as having come the pool's own way. */
+	convert(r, &out, r->pool ? dp : NULL);
+	out.own_sink = own_sink;
 	dpf_check(r->pool == dp->pool,
 		  "report %s for pool %p delivered to the sink of pool %p",
 		  dmapool_report_kind_name(r->kind), (const void *)r->pool,
 		  (const void *)dp->pool);
 	dp->cb(&out, dp->ctx);
+}
+
+static void on_pool(const struct dmapool_report *r, void *ctx)
+{
+	to_pool(r, ctx, true);
 }
 
 static void dp_init(dpf_report_cb cb, void *ctx)
@@ -86,6 +101,35 @@ static void dp_init(dpf_report_cb cb, void *ctx)
 	dmapool_set_report_handler(on_global, NULL);
 }
 
+int dpf_create_errno;
+
+void dpf_params_to_opts(const struct dpf_params *p, struct dmapool_opts *o)
+{
+	dmapool_opts_init(o);
+	o->flags = p->flags;
+	o->index = (enum dmapool_index_kind)p->index;
+	o->chunk_size = p->chunk_size;
+	o->redzone = p->redzone;
+	o->quarantine_max = p->quarantine_max;
+	o->reserve_chunks = p->reserve_chunks;
+	o->seed = p->seed;
+	o->poison_sample = p->poison_sample;
+	if (p->reserved == 1)
+		o->reserved32 = 1;
+	else if (p->reserved >= 2 && p->reserved <= 4)
+		o->reserved[p->reserved - 2] = 1;
+}
+
+bool dpf_dmapool_plain(const struct dpf_params *p)
+{
+	struct dmapool_opts def;
+
+	dmapool_opts_init(&def);
+	return p->plain && !p->flags && p->index == (unsigned int)def.index &&
+	       !p->chunk_size && !p->redzone && !p->quarantine_max &&
+	       !p->reserve_chunks && !p->poison_sample && !p->reserved;
+}
+
 static void *dp_create(const struct dpf_params *p, int owner,
 		       const char *name, dpf_report_cb cb, void *ctx)
 {
@@ -93,27 +137,20 @@ static void *dp_create(const struct dpf_params *p, int owner,
 	struct dpool *dp = calloc(1, sizeof(*dp));
 	unsigned int i;
 
+	dpf_create_errno = ENOMEM;	/* the harness's own memory */
 	if (!dp)
 		return NULL;
-	dmapool_opts_init(&o);
-	o.flags = p->flags;
-	o.index = (enum dmapool_index_kind)p->index;
-	o.chunk_size = p->chunk_size;
-	o.redzone = p->redzone;
-	o.quarantine_max = p->quarantine_max;
-	o.reserve_chunks = p->reserve_chunks;
-	o.seed = p->seed;
+	dpf_params_to_opts(p, &o);
 	o.report = on_pool;
 	o.report_ctx = dp;
 	dp->cb = cb;
 	dp->ctx = ctx;
-	dp->dev = dpf_arena_dev(owner);
+	dp->dev = dpf_arena_dev(owner, p->low);
 	if (!dp->dev) {
 		free(dp);
 		return NULL;
 	}
-	if (!o.flags && !o.index && !o.chunk_size && !o.redzone &&
-	    !o.quarantine_max && !o.reserve_chunks && p->plain) {
+	if (dpf_dmapool_plain(p)) {
 		/* The contract's own entry point. */
 		for (i = 0; i < MAX_PLAIN && plain[i]; i++)
 			;
@@ -129,6 +166,7 @@ static void *dp_create(const struct dpf_params *p, int owner,
 				       p->boundary, &o);
 made:
 	if (!dp->pool) {
+		dpf_create_errno = errno;
 		dmapool_dev_put(dp->dev);
 		free(dp);
 		return NULL;
@@ -171,6 +209,23 @@ static void *dp_alloc(void *pool, dmapool_gfp_t gfp, uint64_t *dma)
 static void dp_free(void *pool, void *vaddr, uint64_t dma)
 {
 	dmapool_free(P(pool), vaddr, dma);
+}
+
+static void dp_free_zero(void *pool, void *vaddr, uint64_t dma)
+{
+	dmapool_free_zero(P(pool), vaddr, dma);
+}
+
+static unsigned int dp_alloc_bulk(void *pool, dmapool_gfp_t gfp,
+				  unsigned int n, void **vaddrs, uint64_t *dmas)
+{
+	return dmapool_alloc_bulk(P(pool), gfp, n, vaddrs, dmas);
+}
+
+static void dp_free_bulk(void *pool, unsigned int n, void *const *vaddrs,
+			 const uint64_t *dmas)
+{
+	dmapool_free_bulk(P(pool), n, vaddrs, dmas);
 }
 
 static struct dmapool_block dp_alloc_block(void *pool, dmapool_gfp_t gfp)
@@ -255,6 +310,47 @@ static void feature_set(struct dmapool_opts *o, unsigned int i)
 		o->flags |= 1u << i;
 }
 
+/* Every option the header names, as this harness knows them. */
+#define DP_ALL_FLAGS	(DMAPOOL_OPT_ABORT_ON_VIOLATION | DMAPOOL_OPT_POISON | \
+			 DMAPOOL_OPT_QUARANTINE | DMAPOOL_OPT_SCRUB | \
+			 DMAPOOL_OPT_RANDOM | DMAPOOL_OPT_THREAD_CACHE | \
+			 DMAPOOL_OPT_AUTO_SHRINK | DMAPOOL_OPT_SHARED | \
+			 DMAPOOL_OPT_POISON_SAMPLED)
+
+/*
+ * The probe against the contract: every option on every pool (issue 15),
+ * alone and with any other, but the two poison modes together; every index
+ * kind the header names.
+ */
+static void check_features(const struct dpf_features *f)
+{
+	const uint32_t poisons = DMAPOOL_OPT_POISON | DMAPOOL_OPT_POISON_SAMPLED;
+	unsigned int i, j;
+
+	dpf_check((f->opt_flags & DP_ALL_FLAGS) == DP_ALL_FLAGS,
+		  "options %#x refused on their own",
+		  DP_ALL_FLAGS & ~f->opt_flags);
+	dpf_check(f->redzone, "redzones refused");
+	for (i = 0; i <= DMAPOOL_INDEX_HASH; i++)
+		dpf_check(f->index_kinds & (1u << i), "index kind %u refused",
+			  i);
+	for (i = 0; i < 32; i++) {
+		for (j = 0; j < 32; j++) {
+			uint32_t pair = 1u << i | 1u << j;
+			bool known = (i == DPF_FEAT_REDZONE ||
+				      (DP_ALL_FLAGS >> i) & 1) &&
+				     (j == DPF_FEAT_REDZONE ||
+				      (DP_ALL_FLAGS >> j) & 1);
+			bool ok = (f->pair_ok[i] >> j) & 1;
+
+			if (known)
+				dpf_check(ok == (i == j || pair != poisons),
+					  "options %u and %u %s together", i,
+					  j, ok ? "accepted" : "refused");
+		}
+	}
+}
+
 static void dp_features(struct dpf_features *f)
 {
 	static struct dpf_features cached;
@@ -296,6 +392,7 @@ static void dp_features(struct dpf_features *f)
 			}
 		}
 		dmapool_set_report_handler(on_global, NULL);
+		check_features(&cached);
 		done = true;
 	}
 	*f = cached;
@@ -315,6 +412,9 @@ const struct dpf_adapter dpf_dmapool_adapter = {
 	.free = dp_free,
 	.alloc_block = dp_alloc_block,
 	.free_block = dp_free_block,
+	.free_zero = dp_free_zero,
+	.alloc_bulk = dp_alloc_bulk,
+	.free_bulk = dp_free_bulk,
 	.quiesce = DP_QUIESCE,
 	.shrink = DP_SHRINK,
 	.stats = dp_stats,

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0-only
 /*
  * The fuzzers' DMA memory (see harness.h): a fixed-address reservation
- * carved first-fit into chunks, each recorded with the pool that owns it.
+ * carved first-fit into chunks, each recorded with the pool that owns it,
+ * and a small one as low as a process may map (64 KiB), for pools whose
+ * chunks must sit where addresses are smaller than a chunk's length.
  *
  * Freed chunks are given back to the kernel with MADV_DONTNEED, so memory
  * the arena hands out is always fresh zeros, like a new mapping: nothing
@@ -19,8 +21,20 @@
 /* Far from where the kernel, ASan and libFuzzer put their own mappings. */
 #define ARENA_HINT	((void *)0x3f0000000000ull)
 #define ARENA_ALIGN	(1ull << 30)
+/* The lowest address Linux lets a process map by default (mmap_min_addr),
+ * below every binary and library. */
+#define LOW_HINT	((void *)0x10000ull)
+#define LOW_SIZE	(16u << 20)
+#define LOW_DMA		0x7e0000000000ull
+
+struct region {
+	uint8_t *base;
+	size_t size;
+	uint64_t dma;		/* bus address of base */
+};
 
 static uint8_t *base;
+static struct region regions[2];	/* main, low (size 0: none) */
 static struct dpf_chunk chunks[DPF_ARENA_CHUNKS];	/* sorted by va */
 static size_t nchunks;
 static size_t held_bytes;
@@ -28,6 +42,10 @@ static unsigned int fail_next;
 static bool fail_misalign;
 static unsigned long refusals;
 static uint64_t serial;
+/* Chunks held per owner (the ops harness counts before every allocation). */
+#define MAX_OWNERS	4096
+static uint32_t held_by[MAX_OWNERS], held_orphans;
+static uint32_t taken_by[MAX_OWNERS];	/* allocations asked for */
 static dpf_release_hook hook;
 static void *hook_ctx;
 
@@ -64,6 +82,22 @@ void dpf_arena_init(void)
 		p = (void *)start;
 	}
 	base = p;
+	regions[0] = (struct region){ base, DPF_ARENA_SIZE, DPF_DMA_BASE };
+	/* The low one only where the system allows it: else low pools take
+	 * their chunks from the main one. */
+	p = mmap(LOW_HINT, LOW_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+		 MAP_FIXED_NOREPLACE, -1, 0);
+	if (p == LOW_HINT)
+		regions[1] = (struct region){ p, LOW_SIZE,
+					      LOW_DMA + (uintptr_t)p };
+	else if (p != MAP_FAILED)
+		munmap(p, LOW_SIZE);
+}
+
+bool dpf_arena_has_low(void)
+{
+	return regions[1].size != 0;
 }
 
 static void forget(uint8_t *va, size_t len)
@@ -80,9 +114,13 @@ void dpf_arena_reset(void)
 	for (i = 0; i < nchunks; i++)
 		forget(chunks[i].va, chunks[i].len);
 	nchunks = 0;
+	memset(held_by, 0, sizeof(held_by));
+	memset(taken_by, 0, sizeof(taken_by));
+	held_orphans = 0;
 	held_bytes = 0;
 	fail_next = 0;
 	fail_misalign = false;
+	dpf_warns_expected = 0;
 	refusals = 0;
 	serial = 0;
 	hook = NULL;
@@ -106,12 +144,48 @@ unsigned long dpf_arena_refusals(void)
 	return refusals;
 }
 
-int dpf_arena_alloc(int owner, size_t size, size_t align, void **va,
-		    uint64_t *dma)
+/*
+ * First fit in @r for @size bytes at @align (absolute) plus @skew: the
+ * index in chunks[] to insert at and the offset, or false.
+ */
+static bool carve(const struct region *r, size_t size, size_t align,
+		  uint64_t skew, size_t *at, uint64_t *off)
 {
-	uint64_t cursor = 0, cand, skew = 0;
+	const uintptr_t b = (uintptr_t)r->base;
+	uint64_t cursor = 0, cand;
 	size_t i;
 
+	for (i = 0; i < nchunks && chunks[i].va < r->base; i++)
+		;
+	for (;; i++) {
+		bool inside = i < nchunks && chunks[i].va < r->base + r->size;
+		uint64_t next = inside ? (uint64_t)(chunks[i].va - r->base) :
+				r->size;
+
+		cand = dpf_align_up(b + cursor, align) - b + skew;
+		if (cand + size <= next) {
+			*at = i;
+			*off = cand;
+			return true;
+		}
+		if (!inside)
+			return false;
+		cursor = next + chunks[i].len;
+	}
+}
+
+int dpf_arena_alloc(int owner, bool low, size_t size, size_t align,
+		    void **va, uint64_t *dma)
+{
+	const struct region *r = regions;
+	uint64_t cand, skew = 0;
+	size_t i;
+
+	/* A low pool's chunks alternate between the two reservations: low
+	 * addresses, and chunks far apart (as dma_alloc_coherent's are). */
+	if (owner >= 0 && owner < MAX_OWNERS && low && regions[1].size &&
+	    !(taken_by[owner]++ & 1))
+		r = &regions[1];
 	if (fail_next) {
 		fail_next--;
 		if (!fail_misalign)
@@ -122,29 +196,22 @@ int dpf_arena_alloc(int owner, size_t size, size_t align, void **va,
 		skew = 2048;
 		align = align < 4096 ? 4096 : align;
 	}
-	if (!size || size + skew > DPF_ARENA_BUDGET - held_bytes ||
+	if (owner < 0 || owner >= MAX_OWNERS || !size ||
+	    size + skew > DPF_ARENA_BUDGET - held_bytes ||
 	    nchunks == DPF_ARENA_CHUNKS || !dpf_is_pow2(align) ||
-	    align > ARENA_ALIGN)
+	    align > ARENA_ALIGN || !carve(r, size, align, skew, &i, &cand))
 		goto refuse;
-	for (i = 0; i <= nchunks; i++) {
-		uint64_t next = i < nchunks ? (uint64_t)(chunks[i].va - base) :
-				DPF_ARENA_SIZE;
-
-		cand = dpf_align_up(cursor, align) + skew;
-		if (cand + size <= next)
-			break;
-		if (i < nchunks)
-			cursor = next + chunks[i].len;
-	}
-	if (i > nchunks)
-		goto refuse;
+	if (skew)
+		dpf_warns_expected++;	/* the core's check of the backend */
 	memmove(&chunks[i + 1], &chunks[i], (nchunks - i) * sizeof(chunks[0]));
-	chunks[i].va = base + cand;
-	chunks[i].dma = DPF_DMA_BASE + cand;
+	chunks[i].va = r->base + cand;
+	chunks[i].dma = r->dma + cand;
 	chunks[i].len = size;
 	chunks[i].owner = owner;
+	chunks[i].ctx = dpf_ctx;
 	chunks[i].serial = ++serial;
 	nchunks++;
+	held_by[owner]++;
 	held_bytes += size;
 	*va = chunks[i].va;
 	*dma = chunks[i].dma;
@@ -197,18 +264,25 @@ void dpf_arena_free(int owner, void *va, uint64_t dma, size_t size)
 	if (hook)
 		hook(c, hook_ctx);
 	forget(c->va, c->len);
+	if (c->owner < 0)
+		held_orphans--;
+	else
+		held_by[c->owner]--;
 	held_bytes -= c->len;
 	memmove(c, c + 1, (nchunks - i - 1) * sizeof(*c));
 	nchunks--;
 }
 
+uint64_t dpf_arena_serial(void)
+{
+	return serial;
+}
+
 size_t dpf_arena_count(int owner)
 {
-	size_t i, n = 0;
-
-	for (i = 0; i < nchunks; i++)
-		n += chunks[i].owner == owner;
-	return n;
+	if (owner < 0)
+		return held_orphans;
+	return owner < MAX_OWNERS ? held_by[owner] : 0;
 }
 
 const struct dpf_chunk *dpf_arena_at(size_t i)
@@ -220,9 +294,13 @@ void dpf_arena_orphan(int owner)
 {
 	size_t i;
 
+	if (owner < 0 || owner >= MAX_OWNERS)
+		return;
 	for (i = 0; i < nchunks; i++)
 		if (chunks[i].owner == owner)
 			chunks[i].owner = -1;
+	held_orphans += held_by[owner];
+	held_by[owner] = 0;
 }
 
 bool dpf_arena_contains(const void *p)
@@ -236,19 +314,24 @@ void *dpf_arena_end(void)
 	return base + DPF_ARENA_SIZE;
 }
 
-/* The dmapool backend: the owner id rides in the dev's private pointer. */
+/* The dmapool backend: the owner id (and LOW_DEV) ride in the dev's
+ * private pointer. */
+#define LOW_DEV		(1 << 30)
+
 static int dev_alloc(struct dmapool_dev *dev, size_t size, size_t align,
 		     void **vaddr, dmapool_dma_t *dma)
 {
-	int owner = (int)(intptr_t)dmapool_dev_priv(dev);
+	int priv = (int)(intptr_t)dmapool_dev_priv(dev);
 
-	return dpf_arena_alloc(owner, size, align, vaddr, dma);
+	return dpf_arena_alloc(priv & ~LOW_DEV, priv & LOW_DEV, size, align,
+			       vaddr, dma);
 }
 
 static void dev_free(struct dmapool_dev *dev, void *vaddr, dmapool_dma_t dma,
 		     size_t size)
 {
-	dpf_arena_free((int)(intptr_t)dmapool_dev_priv(dev), vaddr, dma, size);
+	dpf_arena_free((int)(intptr_t)dmapool_dev_priv(dev) & ~LOW_DEV, vaddr,
+		       dma, size);
 }
 
 static const struct dmapool_dev_ops arena_ops = {
@@ -256,7 +339,8 @@ static const struct dmapool_dev_ops arena_ops = {
 	.chunk_free = dev_free,
 };
 
-struct dmapool_dev *dpf_arena_dev(int owner)
+struct dmapool_dev *dpf_arena_dev(int owner, bool low)
 {
-	return dmapool_dev_new(&arena_ops, (void *)(intptr_t)owner);
+	return dmapool_dev_new(&arena_ops,
+			       (void *)(intptr_t)(owner | (low ? LOW_DEV : 0)));
 }

@@ -4,8 +4,9 @@
  *
  * RCU callbacks, run in the harness's own thread.  Every fuzz executable
  * is linked with -Wl,--wrap=dp_call_rcu, so the core's deferred frees
- * (retired index nodes, chunk records) queue up here instead of going to
- * liburcu's worker thread, and dpf_rcu_flush() runs them.  The harnesses
+ * (retired index nodes, chunk records) queue up here instead of on the
+ * shim's deferred list (compat/user/rcu.c, which dp_rcu_reclaim() runs
+ * after a real grace period), and dpf_rcu_flush() runs them.  The harnesses
  * are single-threaded and flush between steps, when no reader can be
  * inside a read-side section: a grace period has trivially passed.
  *

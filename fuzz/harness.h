@@ -75,6 +75,9 @@ void dpf_log(const char *fmt, ...);
 			dpf_fail(__VA_ARGS__);		\
 	} while (0)
 
+/* Failed internal checks of the core a harness provoked (common.c). */
+extern unsigned int dpf_warns_expected;
+
 /* Reads DPF_TRACE once; every harness entry calls it. */
 void dpf_env_init(void);
 
@@ -114,7 +117,8 @@ struct dpf_chunk {
 	uint64_t dma;
 	size_t len;
 	int owner;		/* pool instance id, or -1 once orphaned */
-	uint64_t serial;	/* unique per allocation */
+	int ctx;		/* dpf_ctx of the call that took it */
+	uint64_t serial;	/* unique per allocation, increasing */
 };
 
 /*
@@ -132,11 +136,16 @@ void dpf_arena_set_hook(dpf_release_hook fn, void *ctx);
 void dpf_arena_fail_next(unsigned int n, bool misalign);
 /* Allocations refused so far in this input (injected or out of budget). */
 unsigned long dpf_arena_refusals(void);
-int dpf_arena_alloc(int owner, size_t size, size_t align, void **va,
-		    uint64_t *dma);
+/* @low: every other chunk of @owner from the low reservation (at 64 KiB)
+ * when there is one. */
+int dpf_arena_alloc(int owner, bool low, size_t size, size_t align,
+		    void **va, uint64_t *dma);
+bool dpf_arena_has_low(void);
 void dpf_arena_free(int owner, void *va, uint64_t dma, size_t size);
 /* The chunk that holds @p, or NULL. */
 const struct dpf_chunk *dpf_arena_find(const void *p);
+/* The serial of the last chunk handed out (0: none yet in this input). */
+uint64_t dpf_arena_serial(void);
 /* Chunks held by @owner (-1: orphans). */
 size_t dpf_arena_count(int owner);
 /* The i-th chunk held (any owner), NULL past the end. */
@@ -147,8 +156,21 @@ void dpf_arena_orphan(int owner);
 bool dpf_arena_contains(const void *p);
 void *dpf_arena_end(void);
 
-/* A dmapool backend over the arena for pool instance @owner. */
-struct dmapool_dev *dpf_arena_dev(int owner);
+/* A dmapool backend over the arena for pool instance @owner (@low: every
+ * other chunk from the low reservation). */
+struct dmapool_dev *dpf_arena_dev(int owner, bool low);
+
+/*
+ * The second thread (worker.c): @fn(@arg) runs in context @ctx (0: the
+ * harness's own thread, 1: the worker, started on first use) while the
+ * caller waits.  dpf_ctx is the context calling into the allocator now.
+ * dpf_worker_exit() ends the worker (its exit orphans its heaps); false
+ * when it was not running.
+ */
+#define DPF_CTXS	2
+extern int dpf_ctx;
+void dpf_in_ctx(int ctx, void (*fn)(void *arg), void *arg);
+bool dpf_worker_exit(void);
 
 /* RCU callbacks (determinism.c): run what the core queued with
  * dp_call_rcu; returns how many ran.  Call only between steps. */
@@ -174,14 +196,22 @@ struct dpf_params {
 	unsigned int quarantine_max;
 	size_t reserve_chunks;
 	uint64_t seed;
+	unsigned int poison_sample;
+	unsigned int reserved;		/* 0: none; 1: reserved32 = 1; 2..4:
+					 * reserved[0..2] = 1 (must be refused) */
+	bool low;			/* every other chunk from the low
+					 * arena */
 	bool plain;			/* no options: use dmapool_create() */
 };
 
 /*
- * Options a build accepts: a pool asking for anything else, or for a pair
- * of options it refuses together, may be refused.  Features are numbered
- * for the pair table: DMAPOOL_OPT_* bit k is feature k, a redzone is
- * DPF_FEAT_REDZONE.
+ * Options a build accepts, probed by creating pools: a pool asking for an
+ * option the build refuses alone, or for a pair it refuses together, must
+ * be refused.  Features are numbered for the pair table: DMAPOOL_OPT_* bit
+ * k is feature k, a redzone is DPF_FEAT_REDZONE.  The dmapool adapter
+ * checks the probe against the contract (every option and index kind the
+ * header names accepted, alone and with any other, but POISON with
+ * POISON_SAMPLED).
  */
 #define DPF_FEAT_REDZONE	31
 struct dpf_features {
@@ -202,6 +232,10 @@ struct dpf_report {
 	uint64_t handle;
 	uint64_t count;
 	char owner[32];
+	char name[32];			/* pool_name */
+	char detail[80];		/* the start of its sentence */
+	bool own_sink;			/* came through the pool's own sink
+					 * (opts.report), not the global one */
 };
 
 typedef void (*dpf_report_cb)(const struct dpf_report *r, void *ctx);
@@ -237,6 +271,14 @@ struct dpf_adapter {
 	void (*free)(void *pool, void *vaddr, uint64_t dma);
 	struct dmapool_block (*alloc_block)(void *pool, dmapool_gfp_t gfp);
 	void (*free_block)(void *pool, struct dmapool_block b);
+	/* NULL when the allocator has none (the harness then uses free, or
+	 * one call per block). */
+	void (*free_zero)(void *pool, void *vaddr, uint64_t dma);
+	unsigned int (*alloc_bulk)(void *pool, dmapool_gfp_t gfp,
+				   unsigned int n, void **vaddrs,
+				   uint64_t *dmas);
+	void (*free_bulk)(void *pool, unsigned int n, void *const *vaddrs,
+			  const uint64_t *dmas);
 	void (*quiesce)(void *pool);
 	size_t (*shrink)(void *pool);	/* returns chunks released */
 	void (*stats)(void *pool, struct dmapool_stats *st);
@@ -245,6 +287,13 @@ struct dpf_adapter {
 };
 
 extern const struct dpf_adapter dpf_dmapool_adapter;
+/* errno after dpf_dmapool_adapter.create() returned NULL. */
+extern int dpf_create_errno;
+/* Does it create @p with dmapool_create() (no options, so no sink of its
+ * own) rather than dmapool_create_opts()? */
+bool dpf_dmapool_plain(const struct dpf_params *p);
+/* dmapool_opts_init(), then what @p asks for (not the sink). */
+void dpf_params_to_opts(const struct dpf_params *p, struct dmapool_opts *o);
 /* A design of bench/baselines/ by name ("linux-embedded", ...); aborts
  * when there is none.  One at a time: it replaces the previous one. */
 const struct dpf_adapter *dpf_baseline_adapter(const char *name);

@@ -1,32 +1,49 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0-only
 /*
  * The index harness: every index kind this build has (whatever
- * dp_index_init accepts: radix, and btree once it lands) against a model
- * map, under fuzzed insert / remove / lookup sequences, through the
- * internal API of dmapool/index.h and its spare-node protocol exactly as
- * the pool drives it (nodes_needed / remove_nodes_needed, allocate that
- * many, insert or remove, hand the rest back).
+ * dp_index_init accepts: radix, btree, hash) against a model map, under
+ * fuzzed insert / remove / clear / lookup sequences, through the internal
+ * API of dmapool/index.h and its protocols exactly as the pool drives them
+ * (supply.c): ask nodes_needed (plus one removal's remove_nodes_needed,
+ * stocked for the free that will empty the chunk) and table_needed, stock
+ * that many nodes and give that table, insert, hand the rest back; remove
+ * with remove_nodes_needed spares; clear with none at all (a free that
+ * releases a chunk may not allocate), and a cleared entry that stays
+ * (clear_keeps_entry) removed for real before anything is inserted again.
  *
  * The input:  kind u8 (picks among the kinds this build accepts),
- *             page_shift u8 (12, 13, 14 or 16), pages u16 (every range's
- *             length: 1 + pages % 64 pages, or with bit 15 set
+ *             grain_shift u8 (12, 13, 14 or 16), pages u16 (every range's
+ *             length: 1 + pages % 64 granules, or with bit 15 set
  *             1 + pages % 4096), then ops:
  *   0 INSERT  base u8, page u32
  *   1 REMOVE  which u16
  *   2 LOOKUP  base u8, page u32, off u16
  *   3 EDGE    which u16, edge u8 (first byte, last byte, the byte before,
  *             the byte after, the middle of a mapped range)
- * A range starts at (bases[base] + page) << page_shift, clamped to the
- * address space.  Like a pool's chunks, ranges are page aligned, never
+ *   4 CLEAR   which u16: unmapped with no spare node
+ *   5 GIVE    size u8: a table of 2^(4 + size % 13) buckets plus
+ *             size / 13 bytes offered to table_give, as a racing grower
+ *             that asked before the table changed would (kinds with a
+ *             table)
+ * A range starts at (bases[base % 8] + page) << grain_shift (base 0xf8
+ * and above: within a few lengths of DP_NO_MEMORY), clamped to the
+ * address space (and at granule 1, not NULL; moved off the window around
+ * DP_NO_MEMORY that no chunk may touch).  Like a pool's chunks, ranges are granule aligned, never
  * overlap (an insert that would is skipped) and all have one length (the
- * B-tree relies on that).
+ * B-tree and the hash rely on that); the hash kind maps at most 65536
+ * granules at once (its tables grow with them).
  *
  * After every op the B-tree passes its own structural check (sorted,
- * balanced, filled, one entry per range), every mapped range must be found
- * at its first and last byte, lookups must agree with the model (the locked hot-path lookup, the
- * ops table and the RCU lookup alike), a change may take no more nodes
- * than it asked for and every node is accounted for (see with_spares),
- * and once every range is removed no node may be left.
+ * balanced, filled, one entry per range; skipped while a cleared entry
+ * stays, which the check counts as an empty slot), every mapped range
+ * must be found at its first and last byte and not just outside, lookups
+ * must agree with the model (the locked hot-path lookup, the ops table,
+ * the RCU lookup and the hash's lock-free one alike), a change may take no
+ * more nodes than it asked for and every node is accounted for (see
+ * with_spares), table memory is accounted exactly, a clear takes nothing,
+ * radix and hash never retire a node (type-stable), and once every range
+ * is removed no B-tree node is left; after fini nothing is.  A failed
+ * internal check of the core (DP_WARN_ON) aborts too (common.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +54,7 @@
 
 #define MAX_RANGES	256
 #define MAX_KINDS	8
+#define HASH_GRAINS	65536
 
 /* The B-tree's own structural check (btree.c, for tests). */
 bool dp_btree_check(const struct dp_index *ix, size_t *entries,
@@ -52,17 +70,25 @@ static struct {
 	unsigned int nkinds;
 	struct dp_index ix;
 	uint32_t shift;
-	uint64_t pages;			/* every range's length, in pages */
+	uint64_t pages;			/* every range's length, in granules */
 	struct range r[MAX_RANGES];	/* sorted by start */
 	size_t nr;
+	struct range dead[MAX_RANGES];	/* cleared, entry kept */
+	size_t ndead;
+	size_t table_bytes;		/* tables the index took */
 	bool inited;
 } X;
 
-/* Page numbers (in units of the page size) where ranges cluster. */
+/* Page numbers (in units of the granule) where ranges cluster. */
 static const uint64_t bases[8] = {
 	0, 0x100, 0x3f0000000ull, 0x7ffffff00ull, 0xffff888000000ull,
 	0x123456789ull, 0x800000000ull, UINT64_MAX,
 };
+
+static bool is_hash(void)
+{
+	return X.ix.ops == &dp_hash_ops;
+}
 
 static const struct range *model_find(uint64_t addr)
 {
@@ -87,7 +113,8 @@ static void check_lookup(uint64_t addr)
 	struct dp_chunk *want = r ? r->c : NULL;
 	struct dp_chunk *hot = dp_index_lookup(&X.ix, (uintptr_t)addr);
 	struct dp_chunk *ops = X.ix.ops->lookup(&X.ix, (uintptr_t)addr);
-	struct dp_chunk *rcu;
+	struct dp_chunk *rcu, *fast;
+	uintptr_t off;
 
 	dp_rcu_read_lock();
 	rcu = dp_index_lookup_rcu(&X.ix, (uintptr_t)addr);
@@ -96,21 +123,47 @@ static void check_lookup(uint64_t addr)
 		  "%s: lookup(%#llx) gave %p (ops table %p, RCU %p), the model %p",
 		  X.ix.ops->name, (unsigned long long)addr, (void *)hot,
 		  (void *)ops, (void *)rcu, (void *)want);
+	/* The fast free path's probe, which every pool's free takes. */
+	fast = dp_hash_find_off(&X.ix.hash, (uintptr_t)addr, &off);
+	if (want && is_hash())
+		dpf_check(fast == want && off == addr - r->start,
+			  "hash: fast probe of %#llx gave %p +%#llx, the model %p +%#llx",
+			  (unsigned long long)addr, (void *)fast,
+			  (unsigned long long)off, (void *)want,
+			  (unsigned long long)(addr - r->start));
+	else
+		dpf_check(fast == &dp_chunk_none || fast == &dp_chunk_tomb,
+			  "%s: fast probe of %#llx gave %p, the model %p",
+			  X.ix.ops->name, (unsigned long long)addr,
+			  (void *)fast, (void *)want);
 }
 
 /*
- * The first address of a range of @pages pages at page @page past a base,
- * kept (end included) strictly inside the address space, as a pool's chunk
- * always is.
+ * The first address of a range of @pages granules at granule @page past a
+ * base, kept (end included) strictly inside the address space, off NULL
+ * and not within a range's length of DP_NO_MEMORY (where the hash's empty
+ * and removed buckets start), as a pool's chunk always is (dp_chunk_fill
+ * refuses the others).  A range that would come nearer ends right below
+ * DP_NO_MEMORY, or starts one length above it when there is no room below:
+ * lookups just outside it probe the window.
  */
 static uint64_t place(uint8_t base, uint32_t page, uint64_t pages)
 {
-	uint64_t limit = (uint64_t)1 << (64 - X.shift);	/* page numbers */
-	uint64_t b = bases[base % 8], pn = b + page;
+	uint64_t limit = (uint64_t)1 << (64 - X.shift);	/* granules */
+	const uint64_t hole = DP_NO_MEMORY;
+	uint64_t b = bases[base % 8], pn, start, len;
 
+	/* The top eight bases: around DP_NO_MEMORY. */
+	if (base >= 0xf8)
+		b = (hole >> X.shift) - pages - 1;
+	pn = b + (base >= 0xf8 ? page % (3 * pages + 3) : page);
 	if (pn < b || pn >= limit - pages)
 		pn = limit - pages - 1 - page % 0x10000;
-	return pn << X.shift;
+	start = (pn ? pn : 1) << X.shift;
+	len = pages << X.shift;
+	if (DP_NO_MEMORY_HOLE && start < hole + len && start + len > hole)
+		start = hole - len >= (1ull << X.shift) ? hole - len : hole + len;
+	return start;
 }
 
 /*
@@ -119,12 +172,12 @@ static uint64_t place(uint8_t base, uint32_t page, uint64_t pages)
  * rest.  The change may take no more than it asked for (a writer that runs
  * out of spares would need to allocate under the pool's spinlock), and
  * every node is accounted for: live nodes grow by what was taken and shrink
- * by what was retired to RCU.
+ * by what was retired to RCU.  Radix and hash nodes are never retired.
  */
 static size_t nodes_before;
 static uint64_t retired_before;
 
-static void with_spares(uint32_t need, const char *what)
+static void with_spares(uint32_t need)
 {
 	void *list = dp_index_alloc_nodes(&X.ix, need, 0);
 
@@ -132,6 +185,16 @@ static void with_spares(uint32_t need, const char *what)
 	dp_index_add_spares(&X.ix, list, need);
 	nodes_before = X.ix.nodes;
 	retired_before = X.ix.retired;
+}
+
+static void check_accounts(const char *what)
+{
+	dpf_check(X.ix.ops == &dp_btree_ops || !X.ix.retired,
+		  "%s: %s retired %llu nodes (type-stable: none may go)",
+		  X.ix.ops->name, what, (unsigned long long)X.ix.retired);
+	dpf_check(X.ix.table_bytes == X.table_bytes,
+		  "%s: %s: index counts %zu table bytes, it took %zu",
+		  X.ix.ops->name, what, X.ix.table_bytes, X.table_bytes);
 }
 
 static void spares_done(uint32_t need, const char *what)
@@ -145,7 +208,64 @@ static void spares_done(uint32_t need, const char *what)
 		  "%s: %s took %u nodes and retired %llu, live nodes went from %zu to %zu",
 		  X.ix.ops->name, what, taken, (unsigned long long)retired,
 		  nodes_before, X.ix.nodes);
+	check_accounts(what);
 	dp_index_free_nodes(&X.ix, dp_index_steal_spares(&X.ix));
+}
+
+/* Offer @bytes of table; the index takes them or hands them back. */
+static bool give_table(size_t bytes)
+{
+	void *mem = dp_os_host_alloc(bytes, 0), *left;
+
+	dpf_check(mem, "out of memory for a %zu-byte table", bytes);
+	left = X.ix.ops->table_give(&X.ix, mem, bytes);
+	dpf_check(!left || left == mem,
+		  "%s: table_give handed back %p, not what it was given (%p)",
+		  X.ix.ops->name, left, mem);
+	if (left)
+		dp_os_host_free(left, bytes);
+	else
+		X.table_bytes += bytes;
+	check_accounts("table_give");
+	return !left;
+}
+
+/* What the pool does before an insert of @len bytes: the table it asks. */
+static void stock_table(size_t len)
+{
+	size_t bytes;
+
+	if (!X.ix.ops->table_needed)
+		return;
+	bytes = X.ix.ops->table_needed(&X.ix, len);
+	if (!bytes)
+		return;
+	dpf_check(give_table(bytes), "%s: refused the %zu-byte table it asked for",
+		  X.ix.ops->name, bytes);
+	dpf_check(!X.ix.ops->table_needed(&X.ix, len),
+		  "%s: still needs a table after taking the %zu bytes it asked",
+		  X.ix.ops->name, bytes);
+}
+
+static void remove_range(const struct range *r, const char *what)
+{
+	uint32_t need = X.ix.ops->remove_nodes_needed(&X.ix,
+						      (uintptr_t)r->start,
+						      (size_t)r->len);
+
+	dpf_log("  %s [%#llx, +%#llx)", what, (unsigned long long)r->start,
+		(unsigned long long)r->len);
+	with_spares(need);
+	X.ix.ops->remove(&X.ix, (uintptr_t)r->start, (size_t)r->len);
+	spares_done(need, what);
+	free(r->c);
+}
+
+/* Cleared entries that stayed go for real (supply.c's purge). */
+static void purge(void)
+{
+	while (X.ndead)
+		remove_range(&X.dead[--X.ndead], "purge");
 }
 
 static void op_insert(struct dpf_in *in)
@@ -157,7 +277,8 @@ static void op_insert(struct dpf_in *in)
 	struct dp_chunk *c;
 	size_t i;
 
-	if (X.nr == MAX_RANGES)
+	if (X.nr == MAX_RANGES ||
+	    (is_hash() && (X.nr + 1) * pages > HASH_GRAINS))
 		return;
 	start = place(base, page, pages);
 	len = pages << X.shift;
@@ -174,8 +295,11 @@ static void op_insert(struct dpf_in *in)
 	c->vaddr = (uintptr_t)start;
 	c->dma = start ^ 0x5a5a000000000000ull;
 
-	need = X.ix.ops->nodes_needed(&X.ix, (uintptr_t)start, (size_t)len);
-	with_spares(need, "insert");
+	purge();
+	need = X.ix.ops->nodes_needed(&X.ix, (uintptr_t)start, (size_t)len) +
+	       X.ix.ops->remove_nodes_needed(&X.ix, 0, 0);
+	with_spares(need);
+	stock_table((size_t)len);
 	X.ix.ops->insert(&X.ix, (uintptr_t)start, (size_t)len, c);
 	spares_done(need, "insert");
 
@@ -187,30 +311,68 @@ static void op_insert(struct dpf_in *in)
 	X.nr++;
 }
 
-static void remove_at(size_t i)
+static void forget(size_t i)
 {
-	struct range r = X.r[i];
-
-	dpf_log("  remove [%#llx, +%#llx)", (unsigned long long)r.start,
-		(unsigned long long)r.len);
-	uint32_t need = X.ix.ops->remove_nodes_needed(&X.ix,
-						      (uintptr_t)r.start,
-						      (size_t)r.len);
-
-	with_spares(need, "remove");
-	X.ix.ops->remove(&X.ix, (uintptr_t)r.start, (size_t)r.len);
-	spares_done(need, "remove");
 	memmove(&X.r[i], &X.r[i + 1], (X.nr - i - 1) * sizeof(X.r[0]));
 	X.nr--;
-	free(r.c);
 }
 
 static void op_remove(struct dpf_in *in)
 {
 	uint16_t which = dpf_u16(in);
+	struct range r;
 
-	if (X.nr)
-		remove_at(which % X.nr);
+	if (!X.nr)
+		return;
+	r = X.r[which % X.nr];
+	forget(which % X.nr);
+	remove_range(&r, "remove");
+}
+
+/* Unmap with no spare node: nothing may be taken, nothing allocated. */
+static void op_clear(struct dpf_in *in)
+{
+	uint16_t which = dpf_u16(in);
+	void *spares;
+	uint32_t nspare;
+	size_t nodes;
+	uint64_t retired;
+	struct range r;
+
+	if (!X.nr)
+		return;
+	r = X.r[which % X.nr];
+	forget(which % X.nr);
+	dpf_log("  clear [%#llx, +%#llx)", (unsigned long long)r.start,
+		(unsigned long long)r.len);
+	nspare = X.ix.nspare;
+	spares = dp_index_steal_spares(&X.ix);
+	nodes = X.ix.nodes;
+	retired = X.ix.retired;
+	X.ix.ops->clear(&X.ix, (uintptr_t)r.start, (size_t)r.len);
+	dpf_check(X.ix.nodes == nodes && X.ix.retired == retired &&
+		  !X.ix.nspare,
+		  "%s: clear changed the nodes (%zu -> %zu, %llu retired)",
+		  X.ix.ops->name, nodes, X.ix.nodes,
+		  (unsigned long long)(X.ix.retired - retired));
+	check_accounts("clear");
+	dp_index_add_spares(&X.ix, spares, nspare);
+	if (X.ix.ops->clear_keeps_entry)
+		X.dead[X.ndead++] = r;
+	else
+		free(r.c);
+}
+
+static void op_give(struct dpf_in *in)
+{
+	uint8_t sel = dpf_u8(in);
+	size_t buckets = (size_t)1 << (4 + sel % 13);
+
+	if (!X.ix.ops->table_give)
+		return;
+	dpf_log("  give %zu buckets + %u bytes", buckets, sel / 13);
+	give_table(sizeof(struct dp_hash_table) +
+		   buckets * sizeof(struct dp_chunk *) + sel / 13);
 }
 
 static void op_lookup(struct dpf_in *in)
@@ -244,14 +406,14 @@ static void op_edge(struct dpf_in *in)
 }
 
 /* Every range is found at both ends, and just outside them as the model
- * says. */
+ * says; a cleared one nowhere. */
 static void check_all(void)
 {
 	size_t i, entries;
 	const char *why;
 	uint32_t height;
 
-	if (X.ix.ops == &dp_btree_ops) {
+	if (X.ix.ops == &dp_btree_ops && !X.ndead) {
 		dpf_check(dp_btree_check(&X.ix, &entries, &height, &why),
 			  "btree: %s (height %u)", why ? why : "?", height);
 		dpf_check(entries == X.nr, "btree: %zu entries, the model %zu",
@@ -263,6 +425,10 @@ static void check_all(void)
 		check_lookup(X.r[i].start + X.r[i].len - 1);
 		check_lookup(X.r[i].start - 1);
 		check_lookup(X.r[i].start + X.r[i].len);
+	}
+	for (i = 0; i < X.ndead; i++) {
+		check_lookup(X.dead[i].start);
+		check_lookup(X.dead[i].start + X.dead[i].len - 1);
 	}
 }
 
@@ -302,18 +468,21 @@ int dpf_index_run(const uint8_t *data, size_t size)
 	X.pages = (n & 0x8000) ? 1 + n % 4096 : 1 + n % 64;
 	dpf_check(!dp_index_init(&X.ix, (enum dmapool_index_kind)kind, X.shift),
 		  "dp_index_init(%u) failed after it worked", kind);
-	snprintf(where, sizeof(where), "index(%s, page shift %u)",
+	snprintf(where, sizeof(where), "index(%s, grain shift %u)",
 		 X.ix.ops->name, X.shift);
 	dpf_where = where;
 	dpf_step = 0;
-	X.nr = 0;
+	X.nr = X.ndead = 0;
+	X.table_bytes = 0;
 	while (dpf_more(&in)) {
 		dpf_step++;
-		switch (dpf_u8(&in) % 4) {
+		switch (dpf_u8(&in) % 6) {
 		case 0: op_insert(&in); break;
 		case 1: op_remove(&in); break;
 		case 2: op_lookup(&in); break;
-		default: op_edge(&in); break;
+		case 3: op_edge(&in); break;
+		case 4: op_clear(&in); break;
+		default: op_give(&in); break;
 		}
 		/* Between steps no reader is inside: retired nodes go now, and
 		 * ASan catches the index if it still reaches one. */
@@ -321,15 +490,23 @@ int dpf_index_run(const uint8_t *data, size_t size)
 		check_all();
 	}
 	dpf_step++;
+	purge();
 	while (X.nr) {
-		remove_at(X.nr - 1);
+		struct range r = X.r[X.nr - 1];
+
+		forget(X.nr - 1);
+		remove_range(&r, "remove");
 		dpf_rcu_flush();
 		check_all();
 	}
-	dpf_check(!X.ix.nodes, "%s: %zu nodes left with nothing mapped",
-		  X.ix.ops->name, X.ix.nodes);
+	dpf_check(X.ix.ops != &dp_btree_ops || !X.ix.nodes,
+		  "%s: %zu nodes left with nothing mapped", X.ix.ops->name,
+		  X.ix.nodes);
 	dp_index_fini(&X.ix);
 	dpf_rcu_flush();
+	dpf_check(!X.ix.nodes && !X.ix.table_bytes,
+		  "%s: %zu nodes and %zu table bytes left after fini",
+		  X.ix.ops->name, X.ix.nodes, X.ix.table_bytes);
 	return 0;
 }
 

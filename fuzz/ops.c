@@ -10,12 +10,19 @@
  *
  *   CREATE     slot u8, size u16, align u8, boundary u8, chunk u8,
  *              flags u8, index u8, redzone u8, quarantine u8, reserve u8
- *              (see decode_params)
+ *              (see decode_params; chunks low in the address space and
+ *              far apart, poison_sample, the plain dmapool_create)
  *   DESTROY    slot u8
- *   ALLOC      slot u8, mode u8 (1 zero, 2 no-grow, 4 by handle)
- *   FREE       which u16, mode u8 (1: by handle when it has one)
- *   ALLOC_N    slot u8, count u8, mode u8
- *   FREE_N     count u8, order u8, seed u8
+ *   ALLOC      slot u8, mode u8 (1 zero, 2 no-grow, 4 by handle, 0x10 in
+ *              the second thread)
+ *   FREE       which u16, mode u8 (1 by handle when it has one, else 2
+ *              dmapool_free_zero; 4 in the second thread)
+ *   ALLOC_N    slot u8, count u8, mode u8 (ALLOC's, and 8: all in one
+ *              dmapool_alloc_bulk)
+ *   FREE_N     count u8, order u8, seed u8 (order bits 0-1: which blocks,
+ *              4 by handle, 8 all in one dmapool_free_bulk, 0x10 with a
+ *              freed block among them, 0x20 in the second thread, 0x40
+ *              dmapool_free_zero)
  *   DEV_WRITE  off u32, len u8, len bytes
  *   DEV_FILL   off u32, len u16, byte u8
  *   DEV_COPY   src u32, dst u32, len u16
@@ -25,10 +32,17 @@
  *              a recently freed block, where an embedded free list keeps
  *              its links
  *   MISUSE     kind u8, a u16, b u16 (see do_misuse)
- *   QUIESCE    slot u8
- *   SHRINK     slot u8
+ *   QUIESCE    slot u8 (bit 7: in the second thread)
+ *   SHRINK     slot u8 (bit 7: in the second thread)
  *   FAIL       f u8: chunk allocations fail or come back misaligned, a
  *              host allocation fails (see op_fail)
+ *   THREAD     the second thread exits (its heaps become orphans; the
+ *              next op that needs it starts a new one)
+ *
+ * The second thread (worker.c) runs in lock step with the harness: one
+ * call at a time, so an input replays exactly.  It owns heaps of its own,
+ * so its frees of the first thread's blocks are remote frees and the other
+ * way round.
  *
  * The DEV_* ops are the hostile-device library's actions of the same names
  * (<dmapool/fuzz.h>, DMAPOOL_FUZZ_WRITE ... DMAPOOL_FUZZ_POKE), with its
@@ -43,15 +57,21 @@
  * vaddr; zalloc returns zeros; the allocator never changes the bytes of a
  * live block the device left alone; stats match (blocks, chunks, bytes,
  * violations per kind); the walk matches the backend's records; no chunk
- * with a live block goes back to the backend; every misuse is reported
- * exactly once with an acceptable kind and leaves the pool unchanged, and
- * nothing else is reported.  Device reports of the hardening options must
+ * with a live block goes back to the backend; a bulk allocation hands out
+ * all its blocks or none, a bulk free reports its bad entry and frees the
+ * rest; free_zero leaves zeros (poison where the pool poisons); every
+ * misuse is reported exactly once with an acceptable kind and leaves the
+ * pool unchanged (no byte of a block written), and nothing else is
+ * reported; an allocation without growing fails only when the calling
+ * thread's heap has no free block (any heap's, in a shared pool).  Device reports of the hardening options must
  * name memory the device did write, and must come where the memory says
  * they must: an alloc from a poisoned pool that hands out a block whose
- * bytes are not all poison reports it once (first changed byte included),
- * a free of a block whose redzone holds a byte the key never has (0x00,
+ * bytes are not all poison reports it once (first changed byte included;
+ * with sampled poison, when the head that is always checked changed), a
+ * free of a block whose redzone holds a byte the key never has (0x00,
  * 0xff) reports the overrun once.  Anything else aborts.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,38 +82,51 @@
 enum {
 	OP_CREATE, OP_DESTROY, OP_ALLOC, OP_FREE, OP_ALLOC_N, OP_FREE_N,
 	OP_DEV_WRITE, OP_DEV_FILL, OP_DEV_COPY, OP_DEV_ADD, OP_DEV_SMASH,
-	OP_DEV_POKE, OP_MISUSE, OP_QUIESCE, OP_SHRINK, OP_FAIL,
+	OP_DEV_POKE, OP_MISUSE, OP_QUIESCE, OP_SHRINK, OP_FAIL, OP_THREAD,
 	OP_COUNT
 };
 
 static const char *const op_names[OP_COUNT] = {
 	"create", "destroy", "alloc", "free", "alloc_n", "free_n",
 	"dev_write", "dev_fill", "dev_copy", "dev_add", "dev_smash",
-	"dev_poke", "misuse", "quiesce", "shrink", "fail",
+	"dev_poke", "misuse", "quiesce", "shrink", "fail", "thread",
 };
 
 #define MAX_INPUT	8192
 #define MAX_POOLS	4
 #define MAX_LIVE	2048
 #define RING		64
-#define MAX_CAPTURE	16
+#define MAX_CAPTURE	320	/* a bulk call reports per block */
+#define MAX_BULK	(255 + 1)	/* a free_n's blocks and a bad one */
+#define MAX_DEV_EXPECT	MAX_BULK
 #define MAX_SERIAL	16384
 #define SMASH_BUDGET	(256u << 10)	/* bytes a smash writes */
 #define MAX_GONE	DPF_ARENA_CHUNKS	/* chunks released in one step */
 
 #define K(kind)		(1u << (kind))
 
+/* The head sampled poison always checks (where an embedded free list
+ * keeps its links): the first 16 bytes of a block. */
+#define SAMPLED_HEAD	16u
+
+/* W.chunk_ctx: which context's heap a chunk is in, as far as known. */
+#define CTX_UNSEEN	0
+#define CTX_UNKNOWN	0xff	/* else 1 + the context */
+
 struct slot {
 	void *h;			/* adapter pool, NULL: slot empty */
 	int id;				/* pool instance (arena owner) */
 	struct dpf_params p;
 	size_t bsize;			/* block size the pool reports */
+	uint64_t bpc;			/* blocks per chunk it reports */
 	size_t align;
 	uint64_t live;			/* blocks the model holds */
 	uint64_t reports;
 	uint64_t by_kind[DMAPOOL_R_KINDS];
-	bool holds;			/* freed blocks may wait (quarantine,
-					 * caches): no-grow may fail early */
+	bool holds;			/* freed blocks may wait (quarantine):
+					 * no-grow may fail early */
+	bool shared;			/* DMAPOOL_OPT_SHARED: one heap */
+	bool heap[DPF_CTXS];		/* the context may have a heap here */
 	char name[16];
 };
 
@@ -129,14 +162,21 @@ struct expect {
 	const char *owner;		/* free-wrong-pool */
 	bool check_count;
 	uint64_t count;			/* destroy-busy */
-	/* Device reports (poison, redzone) this call must make about @block:
-	 * between dev_min and dev_max of kind dev_kind; any other device
-	 * report must only be sound (name memory the device wrote). */
-	bool dev_check;
-	enum dmapool_report_kind dev_kind;
-	unsigned int dev_min, dev_max;
-	const void *dev_block;
-	size_t dev_offset;		/* SIZE_MAX: not checked */
+	bool check_sink;		/* a report without a pool: */
+	bool own_sink;			/* through the create's own sink */
+	const char *name;		/* naming this pool, or NULL */
+};
+
+/*
+ * A device report (poison, redzone) a call must make about @block: between
+ * @min and @max of @kind.  Every device report must be sound (name memory
+ * the device wrote); those a call had to make are listed in W.dx.
+ */
+struct dev_expect {
+	const void *block;
+	enum dmapool_report_kind kind;
+	unsigned int min, max, seen;
+	size_t offset;			/* SIZE_MAX: not checked */
 };
 
 static struct world {
@@ -158,6 +198,10 @@ static struct world {
 	bool no_device;			/* DPF_NO_DEVICE=1 */
 	struct dpf_chunk gone_chunks[MAX_GONE];	/* released this step */
 	unsigned int ngone_chunks;
+	struct dev_expect dx[MAX_DEV_EXPECT];	/* for the call being made */
+	unsigned int ndx;
+	uint8_t chunk_ctx[MAX_SERIAL];	/* CTX_*, by chunk serial */
+	uint64_t last_serial;		/* chunks classified so far */
 } W;
 
 static uint8_t outside_buf[4096];	/* memory no pool owns */
@@ -233,7 +277,7 @@ static void check_device_report(const struct dpf_report *r, struct slot *s)
 /* Compare what the last call reported with what it had to. */
 static void settle(const struct expect *e)
 {
-	unsigned int i, matched = 0, dev = 0;
+	unsigned int i, k, matched = 0;
 
 	for (i = 0; i < W.ncap; i++) {
 		const struct dpf_report *r = &W.cap[i];
@@ -251,14 +295,17 @@ static void settle(const struct expect *e)
 		}
 		if (r->pool && device_kind(r->kind)) {
 			check_device_report(r, s);
-			if (e->dev_check && r->kind == e->dev_kind &&
-			    r->block == e->dev_block) {
-				dpf_check(e->dev_offset == SIZE_MAX ||
-					  r->offset == e->dev_offset,
+			for (k = 0; k < W.ndx; k++) {
+				struct dev_expect *d = &W.dx[k];
+
+				if (r->kind != d->kind || r->block != d->block)
+					continue;
+				dpf_check(d->offset == SIZE_MAX ||
+					  r->offset == d->offset,
 					  "%s for %p at +%zu, the first changed byte is at +%zu",
 					  dmapool_report_kind_name(r->kind),
-					  r->block, r->offset, e->dev_offset);
-				dev++;
+					  r->block, r->offset, d->offset);
+				d->seen++;
 			}
 			continue;
 		}
@@ -279,6 +326,14 @@ static void settle(const struct expect *e)
 			  !strcmp(r->owner, e->owner),
 			  "free-wrong-pool names owner \"%s\", not \"%s\"",
 			  r->owner, e->owner);
+		dpf_check(!e->check_sink || r->own_sink == e->own_sink,
+			  "report %s went to the %s sink, not the %s one",
+			  dmapool_report_kind_name(r->kind),
+			  r->own_sink ? "pool's own" : "global",
+			  e->own_sink ? "pool's own" : "global");
+		dpf_check(!e->name || !strcmp(r->name, e->name),
+			  "report %s names pool \"%s\", not \"%s\"",
+			  dmapool_report_kind_name(r->kind), r->name, e->name);
 		dpf_check(!e->check_count || r->count == e->count,
 			  "report %s counts %llu, expected %llu",
 			  dmapool_report_kind_name(r->kind),
@@ -288,11 +343,31 @@ static void settle(const struct expect *e)
 	}
 	dpf_check(matched == e->n, "expected %u report(s) (mask %#x), got %u",
 		  e->n, e->kinds, matched);
-	dpf_check(!e->dev_check || (dev >= e->dev_min && dev <= e->dev_max),
-		  "%u %s report(s) for %p, expected %u to %u", dev,
-		  dmapool_report_kind_name(e->dev_kind), e->dev_block,
-		  e->dev_min, e->dev_max);
+	for (k = 0; k < W.ndx; k++)
+		dpf_check(W.dx[k].seen >= W.dx[k].min &&
+			  W.dx[k].seen <= W.dx[k].max,
+			  "%u %s report(s) for %p, expected %u to %u",
+			  W.dx[k].seen, dmapool_report_kind_name(W.dx[k].kind),
+			  W.dx[k].block, W.dx[k].min, W.dx[k].max);
 	W.ncap = 0;
+	W.ndx = 0;
+}
+
+/* The call about to be made must report @block between @min and @max
+ * times as @kind (at @offset). */
+static void expect_dev(const void *block, enum dmapool_report_kind kind,
+		       unsigned int min, unsigned int max, size_t offset)
+{
+	struct dev_expect *d;
+
+	dpf_check(W.ndx < MAX_DEV_EXPECT, "harness limit: device expectations");
+	d = &W.dx[W.ndx++];
+	d->block = block;
+	d->kind = kind;
+	d->min = min;
+	d->max = max;
+	d->seen = 0;
+	d->offset = offset;
 }
 
 static const struct expect NO_REPORT;
@@ -388,6 +463,19 @@ static struct gone *ring_recent(unsigned int k)
 /* ------------------------------------------------------------------ */
 /* Checks.                                                             */
 
+/* The first of @n bytes at @p that is not @b, or @n: one memcmp when
+ * there is none (fast, and uninstrumented). */
+static size_t first_not(const uint8_t *p, size_t n, uint8_t b)
+{
+	size_t i;
+
+	if (!n || (p[0] == b && !memcmp(p, p + 1, n - 1)))
+		return n;
+	for (i = 0; i < n && p[i] == b; i++)
+		;
+	return i;
+}
+
 static bool crosses(uint64_t a, uint64_t len, uint64_t unit)
 {
 	return a / unit != (a + len - 1) / unit;
@@ -431,27 +519,25 @@ static const struct dpf_chunk *check_new_block(struct slot *s, uint8_t *v,
 	dpf_check(i == W.nlive || v + len <= W.live[i].v,
 		  "block %p+%zu overlaps the live block %p", (void *)v, len,
 		  (void *)W.live[i].v);
-	if (zero)
-		for (i = 0; i < len; i++)
-			dpf_check(!v[i], "zalloc block %p has %#x at +%zu",
-				  (void *)v, v[i], i);
+	if (zero) {
+		i = first_not(v, len, 0);
+		dpf_check(i == len, "zalloc block %p has %#x at +%zu",
+			  (void *)v, i < len ? v[i] : 0, i);
+	}
 	return c;
 }
 
 /* The allocator must leave the bytes of a live block alone. */
 static void check_untouched(const struct live *l)
 {
-	uint32_t i;
+	size_t i;
 
 	if (l->dirty)
 		return;
-	/* Every byte equals the first, and the first is the tag: fast. */
-	if (l->v[0] == l->tag && !memcmp(l->v, l->v + 1, l->len - 1))
-		return;
-	for (i = 0; i < l->len; i++)
-		dpf_check(l->v[i] == l->tag,
-			  "live block %p changed at +%u (%#x, driver wrote %#x) without a device write",
-			  (void *)l->v, i, l->v[i], l->tag);
+	i = first_not(l->v, l->len, l->tag);
+	dpf_check(i == l->len,
+		  "live block %p changed at +%zu (%#x, driver wrote %#x) without a device write",
+		  (void *)l->v, i, i < l->len ? l->v[i] : 0, l->tag);
 }
 
 struct walk_ctx {
@@ -581,6 +667,9 @@ static struct slot *live_slot(uint8_t n)
 
 static void decode_params(struct dpf_in *in, struct dpf_params *p)
 {
+	static const unsigned int samples[8] = {
+		0, 1, 2, 3, 16, 64, 1000, 0xffffffffu,
+	};
 	uint8_t a, b, c, f, ix, rz, q, r;
 
 	memset(p, 0, sizeof(*p));
@@ -613,12 +702,23 @@ static void decode_params(struct dpf_in *in, struct dpf_params *p)
 		p->chunk_size = (size_t)c << 12;
 	/* Never abort on a violation: the harness wants to see them. */
 	p->flags = ((unsigned int)f << 1) & ~DMAPOOL_OPT_ABORT_ON_VIOLATION;
+	/* index: bits 0-1 (3: none such); bit 2: every other chunk from the
+	 * low arena, at addresses below a chunk's length, the others far
+	 * away. */
 	p->index = ix % 4;
+	p->low = ix & 4;
 	p->redzone = (rz & 0x80) ? rz & 0x7f : 0;
 	p->quarantine_max = q;
+	/* reserve: bits 0-1; poison_sample: bits 2-4 (refused without
+	 * DMAPOOL_OPT_POISON_SAMPLED unless 0). */
 	p->reserve_chunks = r % 4;
+	p->poison_sample = samples[(r >> 2) & 7];
 	p->seed = 0x5eed0000u | a << 8 | b;
+	/* Through dmapool_create() when no other option is set: its index
+	 * is the default one. */
 	p->plain = a & 0x20;
+	if (p->plain)
+		p->index = DMAPOOL_INDEX_HASH;
 }
 
 static void op_create(struct dpf_in *in)
@@ -633,9 +733,10 @@ static void op_create(struct dpf_in *in)
 	void *h;
 
 	decode_params(in, &p);
-	dpf_log("  create slot %d size %zu align %zu boundary %zu chunk %zu flags %#x index %u redzone %u quarantine %u",
+	dpf_log("  create slot %d size %zu align %zu boundary %zu chunk %zu flags %#x index %u redzone %u quarantine %u reserve %zu sample %u%s",
 		n % MAX_POOLS, p.size, p.align, p.boundary, p.chunk_size,
-		p.flags, p.index, p.redzone, p.quarantine_max);
+		p.flags, p.index, p.redzone, p.quarantine_max,
+		p.reserve_chunks, p.poison_sample, p.low ? " low" : "");
 	if (s->h)
 		return;
 	v = dpf_judge(&p, &W.feat, W.a->caps & DPF_CAP_OPTIONS, W.page,
@@ -652,10 +753,20 @@ static void op_create(struct dpf_in *in)
 
 			dpf_check(v != DPF_MUST_WORK || oom,
 				  "create refused a valid pool");
+			/* Refused: one bad-geometry naming the pool, to the
+			 * sink the create was given, errno EINVAL; out of
+			 * memory: no report, ENOMEM. */
+			dpf_check(dpf_create_errno == (oom ? ENOMEM : EINVAL),
+				  "create refused (%s) with errno %d",
+				  oom ? "out of memory" : "bad geometry",
+				  dpf_create_errno);
 			if (!oom)
 				settle(&(struct expect){
 					.n = 1,
-					.kinds = K(DMAPOOL_R_BAD_GEOMETRY) });
+					.kinds = K(DMAPOOL_R_BAD_GEOMETRY),
+					.check_sink = true,
+					.own_sink = !dpf_dmapool_plain(&p),
+					.name = s->name });
 		}
 		return;
 	}
@@ -668,10 +779,12 @@ static void op_create(struct dpf_in *in)
 	s->align = p.align ? p.align : 1;
 	s->live = 0;
 	s->reports = 0;
-	s->holds = p.flags & (DMAPOOL_OPT_QUARANTINE |
-			      DMAPOOL_OPT_THREAD_CACHE);
+	s->holds = p.flags & DMAPOOL_OPT_QUARANTINE;
+	s->shared = p.flags & DMAPOOL_OPT_SHARED;
+	memset(s->heap, 0, sizeof(s->heap));
 	W.a->stats(h, &st);
 	s->bsize = st.block_size;
+	s->bpc = st.blocks_per_chunk;
 	dpf_check(st.block_size >= p.size && !(st.block_size % s->align),
 		  "block size %llu for size %zu align %zu",
 		  (unsigned long long)st.block_size, p.size, s->align);
@@ -738,9 +851,153 @@ static void op_destroy(struct dpf_in *in)
 /* ------------------------------------------------------------------ */
 /* Alloc and free.                                                     */
 
-/* May an alloc from @s fail now?  @st is from just before it. */
-static bool may_fail(const struct slot *s, const struct dmapool_stats *st,
-		     dmapool_gfp_t gfp, unsigned long refused)
+static struct gone *pick_gone(unsigned int k, bool handle, bool again);
+static uint32_t by_owner(const struct slot *s, const void *v,
+			 const char **owner);
+
+/* ---- calls, in the harness's thread or the second one ---- */
+
+enum call_kind {
+	C_ALLOC, C_ALLOC_BLOCK, C_FREE, C_FREE_ZERO, C_FREE_BLOCK,
+	C_ALLOC_BULK, C_FREE_BULK, C_QUIESCE, C_SHRINK,
+};
+
+struct call {
+	enum call_kind kind;
+	void *pool;
+	dmapool_gfp_t gfp;
+	void *v;
+	uint64_t dma;
+	struct dmapool_block blk;
+	unsigned int n;
+	void **vs;
+	uint64_t *dmas;
+	size_t ret;
+};
+
+static void run_call(void *arg)
+{
+	struct call *c = arg;
+
+	switch (c->kind) {
+	case C_ALLOC:
+		c->v = W.a->alloc(c->pool, c->gfp, &c->dma);
+		break;
+	case C_ALLOC_BLOCK:
+		c->blk = W.a->alloc_block(c->pool, c->gfp);
+		break;
+	case C_FREE:
+		W.a->free(c->pool, c->v, c->dma);
+		break;
+	case C_FREE_ZERO:
+		W.a->free_zero(c->pool, c->v, c->dma);
+		break;
+	case C_FREE_BLOCK:
+		W.a->free_block(c->pool, c->blk);
+		break;
+	case C_ALLOC_BULK:
+		c->ret = W.a->alloc_bulk(c->pool, c->gfp, c->n, c->vs, c->dmas);
+		break;
+	case C_FREE_BULK:
+		W.a->free_bulk(c->pool, c->n, c->vs, c->dmas);
+		break;
+	case C_QUIESCE:
+		W.a->quiesce(c->pool);
+		break;
+	case C_SHRINK:
+		c->ret = W.a->shrink(c->pool);
+		break;
+	}
+}
+
+/*
+ * Chunks taken since the last look: in the heap of the context whose call
+ * took them (the arena notes it), unless host memory ran out during that
+ * call (the context may then have had no heap of its own, and used the
+ * shared one).
+ */
+static void classify_chunks(unsigned long host_before)
+{
+	const struct dpf_chunk *c;
+	size_t i;
+
+	if (dpf_arena_serial() == W.last_serial)
+		return;
+	for (i = 0; (c = dpf_arena_at(i)); i++)
+		if (c->serial > W.last_serial && c->serial < MAX_SERIAL)
+			W.chunk_ctx[c->serial] =
+				dpf_host_failures() != host_before ?
+				CTX_UNKNOWN : 1 + c->ctx;
+	W.last_serial = dpf_arena_serial();
+}
+
+static void call(int ctx, struct call *c)
+{
+	unsigned long host = dpf_host_failures();
+
+	dpf_in_ctx(ctx, run_call, c);
+	classify_chunks(host);
+}
+
+/* Free @v of @s in @ctx: dmapool_free, free_zero or a bulk of one. */
+static void call_free(int ctx, struct slot *s, void *v, uint64_t dma,
+		      unsigned int path)
+{
+	struct call c = { .pool = s ? s->h : NULL, .v = v, .dma = dma };
+
+	c.kind = C_FREE;
+	if (path == 1 && W.a->free_zero) {
+		c.kind = C_FREE_ZERO;
+	} else if (path == 2 && W.a->free_bulk) {
+		c.kind = C_FREE_BULK;
+		c.n = 1;
+		c.vs = &c.v;
+		c.dmas = &c.dma;
+	}
+	call(ctx, &c);
+}
+
+static void call_free_block(int ctx, struct slot *s, struct dmapool_block b)
+{
+	struct call c = { .kind = C_FREE_BLOCK, .pool = s ? s->h : NULL,
+			  .blk = b };
+
+	call(ctx, &c);
+}
+
+/* ---- what may fail, and what must be reported ---- */
+
+/* Live blocks the model has in @c. */
+static size_t live_in(const struct dpf_chunk *c)
+{
+	return live_lower(c->va + c->len) - live_lower(c->va);
+}
+
+/* Free blocks in the chunks known to be in @ctx's heap of @s. */
+static uint64_t free_in_heap(const struct slot *s, int ctx)
+{
+	const struct dpf_chunk *c;
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; (c = dpf_arena_at(i)); i++)
+		if (c->owner == s->id && c->serial < MAX_SERIAL &&
+		    W.chunk_ctx[c->serial] == 1 + ctx)
+			n += s->bpc - live_in(c);
+	return n;
+}
+
+/*
+ * May an allocation of @need blocks from @s in @ctx fail now?  @total: the
+ * blocks its chunks held just before (the stats' blocks_total, which
+ * check_world holds to chunks times blocks per chunk: counted from the
+ * backend here, as the stats' own count of blocks in use scans every
+ * block).  Without growing, it fails only when the heap it takes from has
+ * too few free blocks: the context's own (whatever other contexts freed
+ * to it comes back before it gives up), or the one of a shared pool.
+ */
+static bool may_fail(const struct slot *s, int ctx, uint64_t need,
+		     uint64_t total, dmapool_gfp_t gfp, unsigned long refused)
 {
 	if (refusals() != refused)
 		return true;		/* the backend or the host said no */
@@ -748,33 +1005,35 @@ static bool may_fail(const struct slot *s, const struct dmapool_stats *st,
 		return false;
 	if (!(W.a->caps & DPF_CAP_STATS) || s->holds)
 		return true;
-	return st->blocks_total == st->blocks_in_use;
+	if (s->shared)
+		return total - s->live < need;
+	return free_in_heap(s, ctx) < need;
 }
 
 /*
- * A block fresh from a poisoned pool: the pool checked it without changing
- * it (unless it zeroed it), so its bytes say what the check had to find.
- * Not poison everywhere: exactly one device-write-after-free naming the
- * block and its first changed byte; poison everywhere: none.
+ * A block fresh from a poisoned pool (not zeroed): the pool checked it
+ * without changing it, so its bytes say what the check had to find.
+ * Whole-block poison (DMAPOOL_OPT_POISON, or sampled 1 in 1): not poison
+ * everywhere is exactly one device-write-after-free naming the block and
+ * its first changed byte, poison everywhere none.  Sampled: a change in the
+ * head is one report, a change after it one report or none (the block may
+ * not have been the sampled one), at the first changed byte.
  */
-static const struct expect *expect_poison(const struct slot *s,
-					  const uint8_t *v, bool zero)
+static void expect_poison(const struct slot *s, const uint8_t *v)
 {
-	static struct expect e;
-	size_t i;
+	const unsigned int f = s->p.flags;
+	bool whole = (f & DMAPOOL_OPT_POISON) ||
+		     ((f & DMAPOOL_OPT_POISON_SAMPLED) &&
+		      s->p.poison_sample == 1);
+	size_t i, head;
 
-	memset(&e, 0, sizeof(e));
-	if (!(s->p.flags & DMAPOOL_OPT_POISON) ||
-	    !(W.a->caps & DPF_CAP_REPORTS) || zero)
-		return &e;
-	for (i = 0; i < s->bsize && v[i] == DMAPOOL_POISON_BYTE; i++)
-		;
-	e.dev_check = true;
-	e.dev_kind = DMAPOOL_R_DEVICE_WRITE_AFTER_FREE;
-	e.dev_block = v;
-	e.dev_min = e.dev_max = i < s->bsize;
-	e.dev_offset = i;
-	return &e;
+	if (!(W.a->caps & DPF_CAP_REPORTS) ||
+	    !(whole || (f & DMAPOOL_OPT_POISON_SAMPLED)))
+		return;
+	i = first_not(v, s->bsize, DMAPOOL_POISON_BYTE);
+	head = whole || s->bsize < SAMPLED_HEAD ? s->bsize : SAMPLED_HEAD;
+	expect_dev(v, DMAPOOL_R_DEVICE_WRITE_AFTER_FREE, i < head,
+		   i < s->bsize, i);
 }
 
 /*
@@ -783,68 +1042,115 @@ static const struct expect *expect_poison(const struct slot *s,
  * the block's redzone the free must report exactly one device-overrun;
  * else it may report one (the device may have changed other bytes).
  */
-static struct expect expect_redzone(const struct slot *s, const uint8_t *v)
+static void expect_redzone(const struct slot *s, const uint8_t *v)
 {
-	struct expect e = { 0 };
 	const uint8_t *rz = v + s->bsize;
-	unsigned int i;
+	unsigned int i, min = 0;
 
 	if (!s->p.redzone || !(W.a->caps & DPF_CAP_REPORTS))
-		return e;
-	e.dev_check = true;
-	e.dev_kind = DMAPOOL_R_DEVICE_OVERRUN;
-	e.dev_block = v;
-	e.dev_max = 1;
-	e.dev_offset = SIZE_MAX;
+		return;
 	for (i = 0; i < s->p.redzone; i++)
 		if (rz[i] == 0x00 || rz[i] == 0xff)
-			e.dev_min = 1;
-	return e;
+			min = 1;
+	expect_dev(v, DMAPOOL_R_DEVICE_OVERRUN, min, 1, SIZE_MAX);
+}
+
+/*
+ * Right after a free_zero of @v: zeros, where the pool poisons the poison
+ * byte instead (all of it, or with sampled poison the head or all), unless
+ * its chunk went back to the backend with it.
+ */
+static void check_zeroed(const struct slot *s, const uint8_t *v)
+{
+	const unsigned int f = s->p.flags;
+	const size_t n = s->bsize;
+	size_t h = 0, head = n < SAMPLED_HEAD ? n : SAMPLED_HEAD;
+
+	if (!(W.a->caps & DPF_CAP_REPORTS) || !dpf_arena_find(v))
+		return;
+	if (f & DMAPOOL_OPT_POISON) {
+		dpf_check(first_not(v, n, DMAPOOL_POISON_BYTE) == n,
+			  "%s: block %p not poisoned after free_zero", s->name,
+			  (const void *)v);
+		return;
+	}
+	if (f & DMAPOOL_OPT_POISON_SAMPLED) {
+		h = first_not(v, n, DMAPOOL_POISON_BYTE);
+		dpf_check(h == head || h == n,
+			  "%s: block %p poisoned for %zu bytes after free_zero",
+			  s->name, (const void *)v, h);
+	}
+	dpf_check(first_not(v + h, n - h, 0) == n - h,
+		  "%s: block %p not zero at +%zu after free_zero", s->name,
+		  (const void *)v, h + first_not(v + h, n - h, 0));
+}
+
+/* ---- alloc ---- */
+
+/* A block @s handed out in @ctx: check it, then the driver owns it. */
+static void took(struct slot *s, struct live *l, bool zero, bool by_handle)
+{
+	const struct dpf_chunk *c = check_new_block(s, l->v, l->dma, zero);
+
+	l->serial = c->serial;
+	l->slot = (int)(s - W.s);
+	l->len = (uint32_t)s->bsize;
+	l->by_handle = by_handle;
+	l->tag = ++W.tag;
+	memset(l->v, l->tag, l->len);
+	live_insert(l);
+	dmapool_fuzz_dev_alloced(W.dev, l->v, l->dma, l->len);
+	s->live++;
+	dpf_log("  alloc %s -> %p dma %#llx%s", s->name, (void *)l->v,
+		(unsigned long long)l->dma, by_handle ? " (handle)" : "");
+}
+
+static dmapool_gfp_t mode_gfp(uint8_t mode)
+{
+	return ((mode & 2) ? DMAPOOL_GFP_NOGROW : 0) |
+	       ((mode & 1) ? DMAPOOL_GFP_ZERO : 0);
 }
 
 static bool do_alloc(struct slot *s, uint8_t mode)
 {
-	dmapool_gfp_t gfp = (mode & 2) ? DMAPOOL_GFP_NOGROW : 0;
+	const dmapool_gfp_t gfp = mode_gfp(mode);
+	const int ctx = (mode & 0x10) ? 1 : 0;
 	bool zero = mode & 1;
 	bool by_handle = (mode & 4) && (W.a->caps & DPF_CAP_HANDLES);
 	unsigned long refused = refusals();
-	const struct dpf_chunk *c;
-	struct dmapool_stats st;
 	struct live l = { 0 };
+	uint64_t total = dpf_arena_count(s->id) * s->bpc;
+	struct call c = { .pool = s->h, .gfp = gfp };
 
 	if (W.nlive == MAX_LIVE)
 		return false;
-	W.a->stats(s->h, &st);
-	if (zero)
-		gfp |= DMAPOOL_GFP_ZERO;
+	c.kind = by_handle ? C_ALLOC_BLOCK : C_ALLOC;
+	call(ctx, &c);
+	s->heap[ctx] = true;
 	if (by_handle) {
-		l.blk = W.a->alloc_block(s->h, gfp);
-		l.v = l.blk.vaddr;
-		l.dma = l.blk.dma;
+		l.blk = c.blk;
+		l.v = c.blk.vaddr;
+		l.dma = c.blk.dma;
+		dpf_check(l.v || (!c.blk.dma && !c.blk.handle),
+			  "a failed handle alloc left dma %#llx handle %#llx",
+			  (unsigned long long)c.blk.dma,
+			  (unsigned long long)c.blk.handle);
 	} else {
-		l.v = W.a->alloc(s->h, gfp, &l.dma);
+		l.v = c.v;
+		l.dma = c.dma;
 	}
-	settle(l.v ? expect_poison(s, l.v, zero) : &NO_REPORT);
+	if (l.v && !zero)
+		expect_poison(s, l.v);
+	settle(&NO_REPORT);
 	if (!l.v) {
 		dpf_log("  alloc %s -> NULL", s->name);
-		dpf_check(may_fail(s, &st, gfp, refused),
-			  "alloc from %s failed (%llu of %llu blocks in use)",
-			  s->name, (unsigned long long)st.blocks_in_use,
-			  (unsigned long long)st.blocks_total);
+		dpf_check(may_fail(s, ctx, 1, total, gfp, refused),
+			  "alloc from %s in thread %d failed (%llu of %llu blocks in use)",
+			  s->name, ctx, (unsigned long long)s->live,
+			  (unsigned long long)total);
 		return false;
 	}
-	c = check_new_block(s, l.v, l.dma, zero);
-	l.serial = c->serial;
-	l.slot = (int)(s - W.s);
-	l.len = (uint32_t)s->bsize;
-	l.by_handle = by_handle;
-	l.tag = ++W.tag;
-	memset(l.v, l.tag, l.len);
-	live_insert(&l);
-	dmapool_fuzz_dev_alloced(W.dev, l.v, l.dma, l.len);
-	s->live++;
-	dpf_log("  alloc %s -> %p dma %#llx%s", s->name, (void *)l.v,
-		(unsigned long long)l.dma, by_handle ? " (handle)" : "");
+	took(s, &l, zero, by_handle);
 	return true;
 }
 
@@ -857,36 +1163,104 @@ static void op_alloc(struct dpf_in *in)
 		do_alloc(s, mode);
 }
 
+/* All @n blocks in one call, or none. */
+static void alloc_bulk(struct slot *s, unsigned int n, uint8_t mode)
+{
+	static void *vs[MAX_BULK];
+	static uint64_t dmas[MAX_BULK];
+	const dmapool_gfp_t gfp = mode_gfp(mode);
+	const int ctx = (mode & 0x10) ? 1 : 0;
+	unsigned long refused = refusals();
+	uint64_t total = dpf_arena_count(s->id) * s->bpc;
+	struct call c = { .kind = C_ALLOC_BULK, .pool = s->h, .gfp = gfp,
+			  .vs = vs, .dmas = dmas };
+	unsigned int i;
+
+	if (n > MAX_LIVE - W.nlive)
+		n = (unsigned int)(MAX_LIVE - W.nlive);
+	c.n = n;
+	call(ctx, &c);
+	s->heap[ctx] = true;
+	dpf_log("  alloc_bulk %s %u -> %zu", s->name, n, c.ret);
+	dpf_check(c.ret == n || !c.ret,
+		  "alloc_bulk of %u from %s returned %zu", n, s->name, c.ret);
+	if (!c.ret) {
+		/* Blocks it took and gave back may have been checked. */
+		settle(&NO_REPORT);
+		dpf_check(!n || may_fail(s, ctx, n, total, gfp, refused),
+			  "alloc_bulk of %u from %s in thread %d failed (%llu of %llu blocks in use)",
+			  n, s->name, ctx, (unsigned long long)s->live,
+			  (unsigned long long)total);
+		return;
+	}
+	for (i = 0; i < n && !(mode & 1); i++)
+		expect_poison(s, vs[i]);
+	settle(&NO_REPORT);
+	for (i = 0; i < n; i++) {
+		struct live l = { .v = vs[i], .dma = dmas[i] };
+
+		took(s, &l, mode & 1, false);
+	}
+}
+
 static void op_alloc_n(struct dpf_in *in)
 {
 	struct slot *s = live_slot(dpf_u8(in));
 	unsigned int n = dpf_u8(in);
 	uint8_t mode = dpf_u8(in);
 
+	if (s && (mode & 8) && W.a->alloc_bulk) {
+		alloc_bulk(s, n, mode);
+		return;
+	}
 	while (s && n-- && do_alloc(s, mode))
 		;
 }
 
-static void do_free(size_t i, bool by_handle)
+/* ---- free ---- */
+
+/* The model lets go of live block @i before freeing it: the free may
+ * release its chunk (auto-shrink), which the backend hook checks. */
+static struct live let_go(size_t i)
 {
 	struct live l = W.live[i];
-	struct slot *s = &W.s[l.slot];
-	struct expect e = expect_redzone(s, l.v);
 
 	check_untouched(&l);
-	dpf_log("  free %s %p%s", s->name, (void *)l.v,
-		by_handle && l.by_handle ? " (handle)" : "");
-	/* Not the driver's any more: the free may release its chunk
-	 * (auto-shrink), which the backend hook checks against the model. */
 	live_remove(i);
-	s->live--;
-	if (by_handle && l.by_handle)
-		W.a->free_block(s->h, l.blk);
+	W.s[l.slot].live--;
+	return l;
+}
+
+static void gone(const struct live *l)
+{
+	ring_push(l, W.s[l->slot].id);
+	dmapool_fuzz_dev_freed(W.dev, l->v);
+}
+
+/*
+ * mode: 1 by handle when the block has one, else 2 through free_zero;
+ * 4 in the second thread.
+ */
+static void do_free(size_t i, uint8_t mode)
+{
+	struct live l = let_go(i);
+	struct slot *s = &W.s[l.slot];
+	const int ctx = (mode & 4) ? 1 : 0;
+	const bool by_handle = (mode & 1) && l.by_handle;
+	const bool zero = !by_handle && (mode & 2) && W.a->free_zero;
+
+	dpf_log("  free %s %p%s%s", s->name, (void *)l.v,
+		by_handle ? " (handle)" : zero ? " (zero)" : "",
+		ctx ? " in thread 1" : "");
+	expect_redzone(s, l.v);
+	if (by_handle)
+		call_free_block(ctx, s, l.blk);
 	else
-		W.a->free(s->h, l.v, l.dma);
-	settle(&e);
-	ring_push(&l, s->id);
-	dmapool_fuzz_dev_freed(W.dev, l.v);
+		call_free(ctx, s, l.v, l.dma, zero ? 1 : 0);
+	settle(&NO_REPORT);
+	if (zero)
+		check_zeroed(s, l.v);
+	gone(&l);
 }
 
 static void op_free(struct dpf_in *in)
@@ -895,7 +1269,99 @@ static void op_free(struct dpf_in *in)
 	uint8_t mode = dpf_u8(in);
 
 	if (W.nlive)
-		do_free(which % W.nlive, mode & 1);
+		do_free(which % W.nlive, mode);
+}
+
+/* Which of @n candidates the next free takes (order bits 0-1). */
+static size_t pick_next(size_t n, uint8_t order, uint32_t *x)
+{
+	switch (order % 4) {
+	case 0:
+		return 0;
+	case 1:
+		return n - 1;
+	case 2:
+		return n / 2;
+	default:
+		*x = *x * 1103515245u + 12345u;
+		return (*x >> 8) % n;
+	}
+}
+
+/*
+ * Up to @n live blocks of one pool (the first pick's) in one
+ * dmapool_free_bulk, with (order 0x10) a block freed before among them:
+ * that one is reported, the others are freed.
+ */
+static void free_bulk(unsigned int n, uint8_t order, uint8_t seed,
+		      uint32_t *x)
+{
+	static struct live picked[MAX_BULK];
+	static void *vs[MAX_BULK];
+	static uint64_t dmas[MAX_BULK];
+	static size_t cand[MAX_LIVE];
+	const int ctx = (order & 0x20) ? 1 : 0;
+	struct call c = { .kind = C_FREE_BULK, .vs = vs, .dmas = dmas };
+	struct expect e = NO_REPORT;
+	const char *owner = NULL;
+	size_t i, m = 0, k = 0, at;
+	struct gone *g = NULL;
+	struct slot *s;
+	int sl;
+
+	sl = W.live[pick_next(W.nlive, order, x)].slot;
+	s = &W.s[sl];
+	for (i = 0; i < W.nlive; i++)
+		if (W.live[i].slot == sl)
+			cand[m++] = i;
+	/* Pick by position among the pool's blocks, then let them go. */
+	while (k < n && m) {
+		size_t j = pick_next(m, order, x);
+
+		picked[k++] = W.live[cand[j]];
+		memmove(&cand[j], &cand[j + 1], (m - j - 1) * sizeof(cand[0]));
+		m--;
+	}
+	for (i = 0; i < k; i++)
+		let_go(live_find(picked[i].v) - W.live);
+	if (order & 0x10)
+		g = pick_gone(seed, false, false);
+	at = g ? seed % (k + 1) : k + 1;
+	for (i = 0; i < k; i++) {
+		size_t slot = i < at ? i : i + 1;
+
+		vs[slot] = picked[i].v;
+		dmas[slot] = picked[i].dma;
+		expect_redzone(s, picked[i].v);
+	}
+	if (g) {
+		uint32_t kinds = by_owner(s, g->v, &owner);
+
+		/*
+		 * A block of another pool whose chunk went back to the
+		 * backend and came to this pool: where this pool's blocks
+		 * start there is for its geometry to say, which the model
+		 * does not keep.
+		 */
+		if (kinds == K(DMAPOOL_R_DOUBLE_FREE) && g->id != s->id)
+			kinds |= K(DMAPOOL_R_FREE_NOT_BLOCK);
+		/* An earlier entry may empty the chunk, and auto-shrink give
+		 * it back: then it is outside. */
+		if (s->p.flags & DMAPOOL_OPT_AUTO_SHRINK)
+			kinds |= K(DMAPOOL_R_FREE_OUTSIDE);
+		e = expect_one(kinds, s, g->v);
+		e.owner = owner;
+		vs[at] = g->v;
+		dmas[at] = g->dma;
+	}
+	c.pool = s->h;
+	c.n = (unsigned int)k + (g != NULL);
+	dpf_log("  free_bulk %s %u%s%s", s->name, c.n, g ? " (one bad)" : "",
+		ctx ? " in thread 1" : "");
+	call(ctx, &c);
+	settle(&e);
+	for (i = 0; i < k; i++)
+		gone(&picked[i]);
 }
 
 static void op_free_n(struct dpf_in *in)
@@ -903,27 +1369,16 @@ static void op_free_n(struct dpf_in *in)
 	unsigned int n = dpf_u8(in);
 	uint8_t order = dpf_u8(in), seed = dpf_u8(in);
 	uint32_t x = seed * 2654435761u + 1;
+	uint8_t mode = ((order & 4) ? 1 : 0) | ((order & 0x40) ? 2 : 0) |
+		       ((order & 0x20) ? 4 : 0);
 
-	while (n-- && W.nlive) {
-		size_t i;
-
-		switch (order % 4) {
-		case 0:
-			i = 0;
-			break;
-		case 1:
-			i = W.nlive - 1;
-			break;
-		case 2:
-			i = W.nlive / 2;
-			break;
-		default:
-			x = x * 1103515245u + 12345u;
-			i = (x >> 8) % W.nlive;
-			break;
-		}
-		do_free(i, order & 4);
+	if ((order & 8) && W.a->free_bulk) {
+		if (W.nlive)
+			free_bulk(n, order, seed, &x);
+		return;
 	}
+	while (n-- && W.nlive)
+		do_free(pick_next(W.nlive, order, &x), mode);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1073,6 +1528,77 @@ static void null_pool_queries(void)
 	settle(&NO_REPORT);
 }
 
+/*
+ * The bytes of the freed block @v of @s as they are, when its chunk is
+ * still there (a refused free must not change them; a device may, but not
+ * during the call).
+ */
+static const void *was_at;
+static size_t was_len;
+
+static const uint8_t *snapshot(const struct slot *s, const uint8_t *v)
+{
+	static uint8_t buf[1 << 18];
+	const struct dpf_chunk *c = dpf_arena_find(v);
+
+	if (!c || c->owner != s->id || s->bsize > sizeof(buf) ||
+	    v + s->bsize > c->va + c->len)
+		return NULL;
+	memcpy(buf, v, s->bsize);
+	was_at = v;
+	was_len = s->bsize;
+	return buf;
+}
+
+/* One call with a NULL pool: one null-pool report, nothing handed out. */
+static void null_pool_call(int ctx, unsigned int sel, unsigned int path,
+			   const struct live *l)
+{
+	void *vs[2] = { l ? l->v : NULL, NULL };
+	uint64_t dmas[2] = { l ? l->dma : 0, 0 };
+	struct call c = { .vs = vs, .dmas = dmas, .n = 2 };
+
+	switch (sel) {
+	case 0:
+		call_free(ctx, NULL, vs[0], dmas[0], path);
+		return;
+	case 1:
+		c.kind = C_ALLOC;
+		call(ctx, &c);
+		dpf_check(!c.v, "alloc from a NULL pool returned a block");
+		return;
+	case 2:
+		if (!W.a->alloc_bulk)
+			break;
+		c.kind = C_ALLOC_BULK;
+		call(ctx, &c);
+		dpf_check(!c.ret, "alloc_bulk from a NULL pool returned %zu",
+			  c.ret);
+		return;
+	case 3:
+		if (!W.a->free_bulk)
+			break;
+		c.kind = C_FREE_BULK;
+		call(ctx, &c);
+		return;
+	case 4:
+		if (!W.a->quiesce)
+			break;
+		c.kind = C_QUIESCE;
+		call(ctx, &c);
+		return;
+	default:
+		if (!W.a->shrink)
+			break;
+		c.kind = C_SHRINK;
+		call(ctx, &c);
+		dpf_check(!c.ret, "shrink of a NULL pool released %zu chunks",
+			  c.ret);
+		return;
+	}
+	call_free(ctx, NULL, vs[0], dmas[0], 0);
+}
+
 static void op_misuse(struct dpf_in *in)
 {
 	unsigned int kind = dpf_u8(in) % MIS_COUNT;
@@ -1088,13 +1614,20 @@ static void op_misuse(struct dpf_in *in)
 	struct live *l;
 	struct gone *g;
 	const char *owner = NULL;
+	struct live *touch = NULL;	/* a live block the call must not
+					 * write */
+	const uint8_t *was = NULL;	/* a freed one, as it was */
+	const int ctx = (a >> 13) & 1;
+	const unsigned int path = (a >> 14) & 3;
 	uint8_t *v;
 
 	if (!(W.a->caps & DPF_CAP_REPORTS))
 		return;
 	if (kind >= MIS_H_DOUBLE && !(W.a->caps & DPF_CAP_HANDLES))
 		return;
-	dpf_log("  misuse %s a %u b %u", mis_names[kind], a, b);
+	dpf_log("  misuse %s a %u b %u%s%s", mis_names[kind], a, b,
+		path == 1 ? " (free_zero)" : path == 2 ? " (free_bulk)" : "",
+		ctx ? " in thread 1" : "");
 	switch (kind) {
 	case MIS_DOUBLE:
 		g = pick_gone(a, false, false);
@@ -1103,7 +1636,8 @@ static void op_misuse(struct dpf_in *in)
 		s = slot_by_id(g->id);
 		e = expect_one(by_owner(s, g->v, &owner), s, g->v);
 		e.owner = owner;
-		W.a->free(s->h, g->v, g->dma);
+		was = snapshot(s, g->v);
+		call_free(ctx, s, g->v, g->dma, path);
 		break;
 	case MIS_NOT_BLOCK:
 		l = pick_live(a, false);
@@ -1112,7 +1646,8 @@ static void op_misuse(struct dpf_in *in)
 		s = &W.s[l->slot];
 		v = l->v + 1 + b % (l->len - 1);
 		e = expect_one(K(DMAPOOL_R_FREE_NOT_BLOCK), s, v);
-		W.a->free(s->h, v, l->dma + (uint64_t)(v - l->v));
+		touch = l;
+		call_free(ctx, s, v, l->dma + (uint64_t)(v - l->v), path);
 		break;
 	case MIS_OUTSIDE:
 		s = live_slot((uint8_t)a);
@@ -1129,7 +1664,7 @@ static void op_misuse(struct dpf_in *in)
 				return;
 		}
 		e = expect_one(K(DMAPOOL_R_FREE_OUTSIDE), s, v);
-		W.a->free(s->h, v, (uint64_t)(uintptr_t)v);
+		call_free(ctx, s, v, (uint64_t)(uintptr_t)v, path);
 		break;
 	case MIS_DMA:
 		l = pick_live(a, false);
@@ -1137,7 +1672,8 @@ static void op_misuse(struct dpf_in *in)
 			return;
 		s = &W.s[l->slot];
 		e = expect_one(K(DMAPOOL_R_FREE_DMA_MISMATCH), s, l->v);
-		W.a->free(s->h, l->v, l->dma ^ ((uint64_t)b << 3 | 8));
+		touch = l;
+		call_free(ctx, s, l->v, l->dma ^ ((uint64_t)b << 3 | 8), path);
 		break;
 	case MIS_WRONG_POOL:
 		l = pick_live(a, false);
@@ -1149,21 +1685,16 @@ static void op_misuse(struct dpf_in *in)
 			return;
 		e = expect_one(K(DMAPOOL_R_FREE_WRONG_POOL), o, l->v);
 		e.owner = s->name;
-		W.a->free(o->h, l->v, l->dma);
+		touch = l;
+		call_free(ctx, o, l->v, l->dma, path);
 		break;
 	case MIS_NULL_POOL:
 		e = expect_one(K(DMAPOOL_R_NULL_POOL), NULL, NULL);
 		e.check_addr = false;
 		null_pool_queries();
-		if (b & 1) {
-			uint64_t dma;
-
-			dpf_check(!W.a->alloc(NULL, 0, &dma),
-				  "alloc from a NULL pool returned a block");
-		} else {
-			l = pick_live(a, false);
-			W.a->free(NULL, l ? l->v : NULL, l ? l->dma : 0);
-		}
+		l = pick_live(a, false);
+		touch = l;
+		null_pool_call(ctx, b % 6, path, l);
 		break;
 	case MIS_H_DOUBLE:
 		g = pick_gone(a, true, false);
@@ -1175,7 +1706,7 @@ static void op_misuse(struct dpf_in *in)
 				       K(DMAPOOL_R_STALE_HANDLE), s, g->v);
 		else
 			e = expect_one(handle_kinds, s, g->v);
-		W.a->free_block(s->h, g->blk);
+		call_free_block(ctx, s, g->blk);
 		break;
 	case MIS_H_STALE:
 		g = pick_gone(a, true, true);
@@ -1186,7 +1717,7 @@ static void op_misuse(struct dpf_in *in)
 			e = expect_one(K(DMAPOOL_R_STALE_HANDLE), s, g->v);
 		else
 			e = expect_one(handle_kinds, s, g->v);
-		W.a->free_block(s->h, g->blk);
+		call_free_block(ctx, s, g->blk);
 		break;
 	case MIS_H_CORRUPT:
 		l = pick_live(a, true);
@@ -1197,7 +1728,8 @@ static void op_misuse(struct dpf_in *in)
 		blk.handle ^= b ? (uint64_t)b << (a % 49) : 1;
 		e = expect_one(K(DMAPOOL_R_BAD_HANDLE) |
 			       K(DMAPOOL_R_STALE_HANDLE), s, l->v);
-		W.a->free_block(s->h, blk);
+		touch = l;
+		call_free_block(ctx, s, blk);
 		break;
 	case MIS_H_WRONG_POOL:
 		l = pick_live(a, true);
@@ -1210,7 +1742,8 @@ static void op_misuse(struct dpf_in *in)
 		e = expect_one(K(DMAPOOL_R_FREE_WRONG_POOL) |
 			       K(DMAPOOL_R_BAD_HANDLE), o, l->v);
 		e.owner = s->name;
-		W.a->free_block(o->h, l->blk);
+		touch = l;
+		call_free_block(ctx, o, l->blk);
 		break;
 	case MIS_H_DMA:
 		l = pick_live(a, true);
@@ -1221,7 +1754,8 @@ static void op_misuse(struct dpf_in *in)
 		blk.dma ^= (uint64_t)b << 3 | 8;
 		e = expect_one(K(DMAPOOL_R_FREE_DMA_MISMATCH) |
 			       K(DMAPOOL_R_BAD_HANDLE), s, l->v);
-		W.a->free_block(s->h, blk);
+		touch = l;
+		call_free_block(ctx, s, blk);
 		break;
 	case MIS_H_VADDR:
 		l = pick_live(a, true);
@@ -1232,14 +1766,17 @@ static void op_misuse(struct dpf_in *in)
 		blk.vaddr = l->v + 1 + b % (l->len - 1);
 		e = expect_one(K(DMAPOOL_R_BAD_HANDLE) |
 			       K(DMAPOOL_R_FREE_NOT_BLOCK), s, blk.vaddr);
-		W.a->free_block(s->h, blk);
+		touch = l;
+		call_free_block(ctx, s, blk);
 		break;
 	default: /* MIS_H_NULL_POOL */
 		e = expect_one(K(DMAPOOL_R_NULL_POOL), NULL, NULL);
 		e.check_addr = false;
 		if (b & 1) {
-			blk = W.a->alloc_block(NULL, 0);
-			dpf_check(!blk.vaddr,
+			struct call c = { .kind = C_ALLOC_BLOCK };
+
+			call(ctx, &c);
+			dpf_check(!c.blk.vaddr && !c.blk.dma && !c.blk.handle,
 				  "alloc_block from a NULL pool returned a block");
 		} else {
 			l = pick_live(a, true);
@@ -1247,27 +1784,45 @@ static void op_misuse(struct dpf_in *in)
 				blk = l->blk;
 			else
 				memset(&blk, 0, sizeof(blk));
-			W.a->free_block(NULL, blk);
+			touch = l;
+			call_free_block(ctx, NULL, blk);
 		}
 		break;
 	}
 	settle(&e);
+	/* The pool is left unchanged: not a byte written. */
+	if (touch)
+		check_untouched(touch);
+	if (was)
+		dpf_check(!memcmp(was, (const uint8_t *)was_at, was_len),
+			  "a refused free changed the freed block %p", was_at);
 }
 
 /* ------------------------------------------------------------------ */
 /* Quiesce, shrink, backend failures.                                  */
 
+/*
+ * Quarantine is per heap: a quiesce releases what the caller's heap, the
+ * shared one and orphans hold, and other contexts' heaps release theirs at
+ * their next free or refill.  So nothing may stay quarantined when no
+ * other context has a heap in the pool.
+ */
 static void op_quiesce(struct dpf_in *in)
 {
-	struct slot *s = live_slot(dpf_u8(in));
+	uint8_t n = dpf_u8(in);
+	struct slot *s = live_slot(n);
+	const int ctx = n >> 7;
+	struct call c = { .kind = C_QUIESCE };
 	struct dmapool_stats st;
 
 	if (!s || !W.a->quiesce)
 		return;
-	W.a->quiesce(s->h);
+	c.pool = s->h;
+	call(ctx, &c);
 	settle(&NO_REPORT);
 	W.a->stats(s->h, &st);
-	dpf_check(!st.quarantined, "%s: %llu blocks still quarantined after quiesce",
+	dpf_check(s->heap[!ctx] || !st.quarantined,
+		  "%s: %llu blocks still quarantined after quiesce",
 		  s->name, (unsigned long long)st.quarantined);
 }
 
@@ -1275,35 +1830,61 @@ static void op_quiesce(struct dpf_in *in)
 static size_t chunks_with_live(const struct slot *s)
 {
 	const struct dpf_chunk *c;
-	size_t i, j, n = 0;
+	size_t i, n = 0;
 
-	for (i = 0; (c = dpf_arena_at(i)); i++) {
-		if (c->owner != s->id)
-			continue;
-		j = live_lower(c->va);
-		n += j < W.nlive && W.live[j].v < c->va + c->len;
-	}
+	for (i = 0; (c = dpf_arena_at(i)); i++)
+		n += c->owner == s->id && live_in(c);
 	return n;
 }
 
+/*
+ * Shrink keeps reserve_chunks empty chunks and gives the others back,
+ * those other contexts' heaps hold excepted: exactly so when no other
+ * context has a heap and no freed block waits in quarantine.
+ */
 static void op_shrink(struct dpf_in *in)
 {
-	struct slot *s = live_slot(dpf_u8(in));
-
-	size_t before, n;
+	uint8_t k = dpf_u8(in);
+	struct slot *s = live_slot(k);
+	const int ctx = k >> 7;
+	struct call c = { .kind = C_SHRINK };
+	size_t before, n, with_live;
 
 	/* The backend hook checks that no chunk with a live block goes. */
 	if (!s || !W.a->shrink)
 		return;
 	before = dpf_arena_count(s->id);
-	n = W.a->shrink(s->h);
+	c.pool = s->h;
+	call(ctx, &c);
+	n = c.ret;
 	settle(&NO_REPORT);
+	with_live = chunks_with_live(s);
 	dpf_check(dpf_arena_count(s->id) == before - n,
 		  "%s: shrink says %zu chunks went, the backend got %zu back",
 		  s->name, n, before - dpf_arena_count(s->id));
-	dpf_check(before - n >= chunks_with_live(s),
+	dpf_check(before - n >= with_live,
 		  "%s: shrink left %zu chunks for blocks in %zu", s->name,
-		  before - n, chunks_with_live(s));
+		  before - n, with_live);
+	dpf_check(!(W.a->caps & DPF_CAP_STATS) || s->holds || s->heap[!ctx] ||
+		  before - n - with_live <= s->p.reserve_chunks,
+		  "%s: shrink kept %zu empty chunks, the reserve is %zu",
+		  s->name, before - n - with_live, s->p.reserve_chunks);
+}
+
+/* The second thread exits: its heaps become orphans. */
+static void op_thread(void)
+{
+	size_t i;
+
+	if (!dpf_worker_exit())
+		return;
+	dpf_log("  thread 1 exited");
+	settle(&NO_REPORT);
+	for (i = 0; i < MAX_SERIAL; i++)
+		if (W.chunk_ctx[i] == 1 + 1)
+			W.chunk_ctx[i] = CTX_UNKNOWN;
+	for (i = 0; i < MAX_POOLS; i++)
+		W.s[i].heap[1] = false;
 }
 
 /*
@@ -1380,6 +1961,9 @@ int dpf_ops_run(const struct dpf_adapter *a, const uint8_t *data,
 	W.tag = 0;
 	W.ncap = 0;
 	memset(W.touched, 0, sizeof(W.touched));
+	memset(W.chunk_ctx, CTX_UNSEEN, sizeof(W.chunk_ctx));
+	W.last_serial = 0;
+	W.ndx = 0;
 	dpf_arena_reset();
 	dpf_host_fail_in(0);
 	dpf_arena_set_hook(on_release, NULL);
@@ -1411,7 +1995,8 @@ int dpf_ops_run(const struct dpf_adapter *a, const uint8_t *data,
 		case OP_MISUSE: op_misuse(&in); break;
 		case OP_QUIESCE: op_quiesce(&in); break;
 		case OP_SHRINK: op_shrink(&in); break;
-		default: op_fail(&in); break;
+		case OP_FAIL: op_fail(&in); break;
+		default: op_thread(); break;
 		}
 		dpf_rcu_flush();	/* no reader between steps */
 		check_world();

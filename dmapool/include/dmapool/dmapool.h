@@ -429,8 +429,10 @@ enum dmapool_index_kind {
  * struct dmapool_opts - Options of a pool (dmapool_create_opts()).
  * @flags: DMAPOOL_OPT_* flags
  * @index: how frees find their chunk
- * @chunk_size: bytes per backend allocation; 0 = max(page size, block
- *	size). Rounded to a multiple of that
+ * @chunk_size: bytes per backend allocation, rounded to a multiple of
+ *	max(page size, block size); 0 = the default: room for at least 64
+ *	blocks, up to 256 KiB in userspace and 32 KiB in the kernel, and
+ *	one unit when boundaries leave gaps between blocks
  * @redzone: bytes of checked gap after each block (rounded up to align);
  *	0 = none. Overruns are reported as "device-overrun"
  * @quarantine_max: blocks held before forced release; 0 = 256, at most
