@@ -404,7 +404,7 @@ enum dmapool_index_kind {
  *              zeroed, whatever the options.
  *  RANDOM      the block an alloc returns is chosen at random.
  *  redzone     (a field, not a flag) checked gap after each block.
- * They cannot be combined with DMAPOOL_OPT_THREAD_CACHE in this build.
+ * Any combination works, on every index, with threads and with handles.
  */
 #define DMAPOOL_POISON_BYTE		0xd7u	/* what POISON fills blocks with */
 
