@@ -167,15 +167,37 @@ static bool grow(struct dmapool *pool, dmapool_gfp_t gfp, struct dp_ctx *x)
 	return true;
 }
 
+/*
+ * The block @pos of @c is the caller's (state word @st, @before while it
+ * was free), nothing pinned or locked: the alloc-side check (poison), the
+ * handle, the address; a report once all that is done.
+ */
+static inline __attribute__((always_inline)) void *
+alloc_finish(struct dmapool *pool, struct dp_chunk *c,
+	     uint32_t pos, uint32_t before, uint32_t st,
+	     dmapool_gfp_t gfp, dmapool_dma_t *dma,
+	     uint64_t *handle)
+{
+	struct dp_pending rep;
+	bool bad = false;
+	void *vaddr;
+
+	if (pool->steps & (DP_STEP_POISON | DP_STEP_SAMPLED))
+		bad = dp_harden_alloc_check(pool, c, pos, before, &rep);
+	if (handle)
+		*handle = dp_handle_make(c->id, pos, st);
+	vaddr = dp_hand_out(pool, c, pos, gfp, dma);
+	if (DP_UNLIKELY(bad))
+		dp_report_deliver(pool, &rep);
+	return vaddr;
+}
+
 void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 		    dmapool_dma_t *dma, uint64_t *handle)
 {
 	struct dp_chunk *c = NULL, *release = NULL;
-	struct dp_pending rep;
 	struct dp_ctx x;
 	uint32_t pos, before, st;
-	bool bad = false;
-	void *vaddr;
 
 	dp_ctx_enter(pool, gfp, &x);
 	while (!dp_heap_take(x.h, &c, &pos)) {
@@ -201,14 +223,7 @@ void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 	dp_ctx_exit(pool, &x);
 	if (release)
 		dp_supply_release(pool, release, !dp_os_gfp_may_block(gfp));
-	if (pool->steps & (DP_STEP_POISON | DP_STEP_SAMPLED))
-		bad = dp_harden_alloc_check(pool, c, pos, before, &rep);
-	if (handle)
-		*handle = dp_handle_make(c->id, pos, st);
-	vaddr = dp_hand_out(pool, c, pos, gfp, dma);
-	if (bad)
-		dp_report_deliver(pool, &rep);
-	return vaddr;
+	return alloc_finish(pool, c, pos, before, st, gfp, dma, handle);
 }
 
 /* ---- the fast path ------------------------------------------------------ */
@@ -223,12 +238,9 @@ static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
 				       dmapool_dma_t *dma, uint64_t *handle,
 				       dp_pin_t pin)
 {
-	struct dp_pending rep;
 	struct dp_chunk *c;
 	uint64_t *wp = h->swp, word = *wp;
 	uint32_t pos, before, st;
-	bool bad;
-	void *vaddr;
 
 	if (DP_UNLIKELY(!word)) {
 		if (!dp_heap_restage_stepped(h)) {
@@ -244,13 +256,7 @@ static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
 	before = DP_READ_ONCE(c->st[pos]);
 	st = dp_state_alloc(c, pos);
 	dp_owner_unpin(&pool->owners, pin);
-	bad = dp_harden_alloc_check(pool, c, pos, before, &rep);
-	if (handle)
-		*handle = dp_handle_make(c->id, pos, st);
-	vaddr = dp_hand_out(pool, c, pos, gfp, dma);
-	if (DP_UNLIKELY(bad))
-		dp_report_deliver(pool, &rep);
-	return vaddr;
+	return alloc_finish(pool, c, pos, before, st, gfp, dma, handle);
 }
 
 /*
