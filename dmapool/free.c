@@ -252,19 +252,6 @@ static void free_general(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 	dp_free_claimed(pool, c, pos, zero);
 }
 
-void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
-		  bool zero)
-{
-	const uintptr_t va = (uintptr_t)vaddr;
-	uintptr_t off = 0;
-
-	if (DP_LIKELY(pool->index.ops == &dp_hash_ops) &&
-	    free_owned(pool, dp_hash_find_off(&pool->index.hash, va, &off),
-		       off, dma, zero))
-		return;
-	free_general(pool, vaddr, dma, zero);
-}
-
 /*
  * A free of another context's block in a hash pool with the one-multiply
  * check: the lookup again under RCU (the record cannot describe other
@@ -292,19 +279,41 @@ static bool free_remote(struct dmapool *pool, uintptr_t va, dmapool_dma_t dma,
 	return true;
 }
 
+/*
+ * A free the fast path did not finish (@c and @off: what a hash lookup
+ * found for @vaddr): the caller's own block, another context's block, or
+ * anything else, judged in that order.
+ */
+static inline __attribute__((always_inline)) void
+free_judged(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
+	    struct dp_chunk *c, uintptr_t off, bool zero)
+{
+	if (DP_LIKELY(pool->index.ops == &dp_hash_ops)) {
+		if (free_owned(pool, c, off, dma, zero))
+			return;
+		if (DP_LIKELY(pool->geo.fast_m) &&
+		    free_remote(pool, (uintptr_t)vaddr, dma, zero))
+			return;
+	}
+	free_general(pool, vaddr, dma, zero);
+}
+
+void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
+		  bool zero)
+{
+	uintptr_t off = 0;
+	struct dp_chunk *c = dp_hash_find_off(&pool->index.hash,
+					      (uintptr_t)vaddr, &off);
+
+	free_judged(pool, vaddr, dma, c, off, zero);
+}
+
 /* The fast path declined (@c and @off: what its lookup found). */
 static DP_NOINLINE void free_declined(struct dmapool *pool, void *vaddr,
 				      dmapool_dma_t dma, struct dp_chunk *c,
 				      uintptr_t off)
 {
-	if (DP_LIKELY(pool->index.ops == &dp_hash_ops)) {
-		if (free_owned(pool, c, off, dma, false))
-			return;
-		if (DP_LIKELY(pool->geo.fast_m) &&
-		    free_remote(pool, (uintptr_t)vaddr, dma, false))
-			return;
-	}
-	free_general(pool, vaddr, dma, false);
+	free_judged(pool, vaddr, dma, c, off, false);
 }
 
 /* ---- the fast path ------------------------------------------------------ */
