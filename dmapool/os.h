@@ -7,7 +7,10 @@
  * its include path (compat/user/ or compat/kernel/) with the definitions
  * below, most of them static inline because they sit on the hot path.
  *
- *  types     uint8_t..uint64_t, uintptr_t, size_t, bool, true, false, NULL
+ *  types     u8, u16, u32, u64, s64 (the kernel's names; uint8_t..uint64_t
+ *            too, which the public header uses), uintptr_t, size_t, bool,
+ *            true, false, NULL; u128 where DP_HAVE_U128 is defined
+ *  static_assert(cond, msg), __always_inline
  *  DP_LIKELY(x), DP_UNLIKELY(x)
  *  DP_NOINLINE                a cold function kept out of its caller
  *  DP_WARN_ON(cond)           internal-bug check; evaluates to cond
@@ -78,6 +81,7 @@
  *  uint64_t dp_os_atomic_inc(uint64_t *p), dp_os_atomic_read(const uint64_t *p)
  *  uint64_t dp_os_random_seed(void)
  *  unsigned int dp_os_popcount64(uint64_t x), dp_os_ctz64(uint64_t x) (x != 0)
+ *  unsigned int dp_os_fls64(uint64_t x)    highest set bit from 1; 0 for 0
  *
  * Atomics:
  *  DP_READ_ONCE(x), DP_WRITE_ONCE(x, v)     one untorn access, no ordering

@@ -41,6 +41,7 @@
 #include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/bug.h>
+#include <linux/build_bug.h>	/* static_assert */
 #include <linux/compiler.h>
 #include <linux/container_of.h>
 #include <linux/gfp.h>
@@ -77,6 +78,9 @@
 #define DP_LIKELY(x)	likely(x)
 #define DP_UNLIKELY(x)	unlikely(x)
 #define DP_NOINLINE	noinline __cold
+#ifdef __SIZEOF_INT128__	/* where <linux/types.h> has u128 */
+#define DP_HAVE_U128	1
+#endif
 
 #define DP_WARN_ON(c)	WARN_ON(c)
 #ifdef DMAPOOL_DEBUG
@@ -479,6 +483,11 @@ static inline unsigned int dp_os_popcount64(uint64_t x)
 static inline unsigned int dp_os_ctz64(uint64_t x)
 {
 	return __ffs64(x);
+}
+
+static inline unsigned int dp_os_fls64(uint64_t x)
+{
+	return fls64(x);
 }
 
 #endif /* DMAPOOL_OS_IMPL_H */

@@ -11,12 +11,31 @@
 #ifndef DMAPOOL_OS_IMPL_H
 #define DMAPOOL_OS_IMPL_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include <dmapool/dmapool.h>
+
+/*
+ * The kernel's spellings, so that the core reads as kernel C in both worlds:
+ * fixed-width types, static_assert (C11's, from <assert.h>; always given a
+ * message) and __always_inline (glibc's <sys/cdefs.h> has it too).
+ */
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int64_t s64;
+#ifdef __SIZEOF_INT128__
+#define DP_HAVE_U128	1
+typedef unsigned __int128 u128;
+#endif
+#ifndef __always_inline
+#define __always_inline	inline __attribute__((__always_inline__))
+#endif
 
 #define DP_LIKELY(x)	__builtin_expect(!!(x), 1)
 #define DP_UNLIKELY(x)	__builtin_expect(!!(x), 0)
@@ -126,6 +145,12 @@ static inline unsigned int dp_os_popcount64(uint64_t x)
 static inline unsigned int dp_os_ctz64(uint64_t x)
 {
 	return (unsigned int)__builtin_ctzll(x);
+}
+
+/* The position of the highest set bit, counted from 1; 0 when x is 0. */
+static inline unsigned int dp_os_fls64(uint64_t x)
+{
+	return x ? 64 - (unsigned int)__builtin_clzll(x) : 0;
 }
 
 /* Atomics: the GCC builtins, which TSan understands. */
