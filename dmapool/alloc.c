@@ -19,9 +19,18 @@
  */
 #include "datapath.h"
 
-static DP_NOINLINE void *alloc_null(const char *what)
+/* The entry points' reports of a NULL pool, out of the functions they name. */
+enum { NULL_ALLOC, NULL_ZALLOC, NULL_ALLOC_HANDLE, NULL_ALLOC_BULK };
+static const char *const null_pool_call[] = {
+	[NULL_ALLOC] = "dmapool_alloc called with a NULL pool",
+	[NULL_ZALLOC] = "dmapool_zalloc called with a NULL pool",
+	[NULL_ALLOC_HANDLE] = "dmapool_alloc_handle called with a NULL pool",
+	[NULL_ALLOC_BULK] = "dmapool_alloc_bulk called with a NULL pool",
+};
+
+static DP_NOINLINE void *alloc_null(unsigned int call)
 {
-	dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0, what);
+	dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0, null_pool_call[call]);
 	return NULL;
 }
 
@@ -172,7 +181,7 @@ static bool grow(struct dmapool *pool, dmapool_gfp_t gfp, struct dp_ctx *x)
  * was free), nothing pinned or locked: the alloc-side check (poison), the
  * handle, the address; a report once all that is done.
  */
-static inline __attribute__((always_inline)) void *
+static __always_inline void *
 alloc_finish(struct dmapool *pool, struct dp_chunk *c,
 	     uint32_t pos, uint32_t before, uint32_t st,
 	     dmapool_gfp_t gfp, dmapool_dma_t *dma,
@@ -208,8 +217,10 @@ void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 			if (release)
 				dp_supply_release(pool, release,
 						  !dp_os_gfp_may_block(gfp));
-			/* dmapool_alloc leaves *dma alone, as the kernel's
-			 * dma_pool_alloc does; the handle calls say 0, 0. */
+			/*
+			 * dmapool_alloc leaves *dma alone, as the kernel's
+			 * dma_pool_alloc does; the handle calls say 0, 0.
+			 */
 			if (handle) {
 				*handle = 0;
 				if (dma)
@@ -295,7 +306,7 @@ static DP_NOINLINE void *alloc_restage(struct dmapool *pool,
  * (heap.h): a find-first-set in a word the heap points at, no chunk list,
  * no summary.  Staging the next word is the slow path's.
  */
-static inline __attribute__((always_inline)) void *
+static __always_inline void *
 alloc_one(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
 	  uint64_t *handle, const bool want_handle)
 {
@@ -312,7 +323,9 @@ alloc_one(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
 		dp_owner_unpin(&pool->owners, pin);
 		return dp_alloc_slow(pool, gfp, dma, handle);
 	}
-	if (DP_UNLIKELY(!(word = *(wp = h->wp))))
+	wp = h->wp;
+	word = *wp;
+	if (DP_UNLIKELY(!word))
 		return alloc_restage(pool, h, gfp, dma, handle, pin);
 	*wp = word & (word - 1);
 	pos = h->base + dp_os_ctz64(word);
@@ -334,7 +347,7 @@ void *dmapool_alloc(struct dmapool *pool, dmapool_gfp_t gfp,
 		    dmapool_dma_t *dma)
 {
 	if (DP_UNLIKELY(!pool))
-		return alloc_null("dmapool_alloc called with a NULL pool");
+		return alloc_null(NULL_ALLOC);
 	return alloc_one(pool, gfp, dma, NULL, false);
 }
 
@@ -342,7 +355,7 @@ void *dmapool_zalloc(struct dmapool *pool, dmapool_gfp_t gfp,
 		     dmapool_dma_t *dma)
 {
 	if (DP_UNLIKELY(!pool))
-		return alloc_null("dmapool_zalloc called with a NULL pool");
+		return alloc_null(NULL_ZALLOC);
 	return alloc_one(pool, gfp | DMAPOOL_GFP_ZERO, dma, NULL, false);
 }
 
@@ -351,7 +364,7 @@ void *dmapool_alloc_handle(struct dmapool *pool, dmapool_gfp_t gfp,
 {
 	if (DP_UNLIKELY(!pool)) {
 		*handle = 0;
-		return alloc_null("dmapool_alloc_handle called with a NULL pool");
+		return alloc_null(NULL_ALLOC_HANDLE);
 	}
 	/* @handle is never NULL here (the header says so). */
 	return alloc_one(pool, gfp, dma, handle, true);
@@ -364,7 +377,7 @@ unsigned int dmapool_alloc_bulk(struct dmapool *pool, dmapool_gfp_t gfp,
 	unsigned int i;
 
 	if (DP_UNLIKELY(!pool)) {
-		alloc_null("dmapool_alloc_bulk called with a NULL pool");
+		alloc_null(NULL_ALLOC_BULK);
 		return 0;
 	}
 	for (i = 0; i < n; i++) {

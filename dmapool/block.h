@@ -31,7 +31,7 @@
 
 #define DP_ST_ALLOC	1u
 #define DP_ST_GEN_SHIFT	4
-#define DP_ST_GEN_ONE	(1u << DP_ST_GEN_SHIFT)
+#define DP_ST_GEN_ONE	((uint32_t)1 << DP_ST_GEN_SHIFT)
 #define DP_GEN_BITS	28
 #define DP_GEN_MASK	((1u << DP_GEN_BITS) - 1)
 
@@ -61,8 +61,10 @@ static inline uint32_t dp_handle_id(uint64_t h)
 	return (uint32_t)(h >> DP_H_POS_BITS) & DP_MAX_SLOTS;
 }
 
-/* The state word a handle's allocation has while it lasts.  (The top of
- * the slot field lands in bits 0..3: masked off.) */
+/*
+ * The state word a handle's allocation has while it lasts.  (The top of
+ * the slot field lands in bits 0..3: masked off.)
+ */
 static inline uint32_t dp_handle_state(uint64_t h)
 {
 	return ((uint32_t)(h >> (DP_H_POS_BITS + DP_H_ID_BITS -
@@ -151,8 +153,10 @@ static inline bool dp_state_claim(struct dp_chunk *c, size_t pos)
 	return dp_os_test_and_clear_bit32(0, &c->st[pos]);
 }
 
-/* Claim @pos for a free by handle: true when it was @want (allocated, with
- * the handle's generation). */
+/*
+ * Claim @pos for a free by handle: true when it was @want (allocated, with
+ * the handle's generation).
+ */
 static inline bool dp_state_claim_gen(struct dp_chunk *c, size_t pos,
 				      uint32_t want)
 {
@@ -190,14 +194,14 @@ static inline bool dp_block_check_fast(const struct dp_geometry *g,
 				       const struct dp_chunk *c, uint64_t off,
 				       dmapool_dma_t dma, size_t *pos)
 {
-#ifdef __SIZEOF_INT128__
+#ifdef DP_HAVE_U128
 	/*
 	 * One multiply gives both (Lemire, Kaser and Kurz, "Faster
 	 * remainder by direct computation", 2019): with m = ceil(2^64 / d)
 	 * and off < 2^32, the high half of m * off is off / d and the low
 	 * half is below m exactly when d divides off.
 	 */
-	const unsigned __int128 prod = (unsigned __int128)g->fast_m * off;
+	const u128 prod = (u128)g->fast_m * off;
 
 	*pos = (size_t)(prod >> 64);
 	return (uint64_t)prod < g->fast_m && c->dma + off == dma;

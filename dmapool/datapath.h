@@ -47,8 +47,10 @@ static inline void *dp_hand_out(const struct dmapool *pool,
 /* free.c: a free by address that is not the fast path (@zero: free_zero). */
 void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 		  bool zero);
-/* The steps after a successful claim of @pos in @c: bytes, then back to
- * the owner (quarantine or reuse, release) or published to it. */
+/*
+ * The steps after a successful claim of @pos in @c: bytes, then back to
+ * the owner (quarantine or reuse, release) or published to it.
+ */
 void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
 		     bool zero);
 /* A free whose claim failed: the block is not allocated. */

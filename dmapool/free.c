@@ -122,7 +122,7 @@ static void give_other(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
  * byte work, then quarantine or reuse (and a release automatic shrink asks
  * for).  Unpins.
  */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos, bool zero,
 	    dp_pin_t pin)
 {
@@ -136,15 +136,17 @@ owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos, bool zero,
 					   &rep);
 	if (pool->steps & (DP_STEP_QUARANTINE | DP_STEP_AUTO_SHRINK)) {
 		dp_heap_give(c->heap, c, (uint32_t)pos, &release);
-	} else if (DP_LIKELY(!dp_block_put(c, pos))) {
-		/* Reuse with nothing more to do: the bit back, as the fast
-		 * path does. */
+	} else if (DP_UNLIKELY(dp_block_put(c, pos))) {
+		dp_heap_give_put(c->heap, c, (uint32_t)pos, &release);
+	} else {
+		/*
+		 * Reuse with nothing more to do: the bit back, as the fast
+		 * path does.
+		 */
 		dp_owner_unpin(&pool->owners, pin);
 		if (DP_UNLIKELY(bad))
 			dp_report_deliver(pool, &rep);
 		return;
-	} else {
-		dp_heap_give_put(c->heap, c, (uint32_t)pos, &release);
 	}
 	dp_owner_unpin(&pool->owners, pin);
 	if (DP_UNLIKELY(release))
@@ -195,7 +197,7 @@ void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
  * when done; false (nothing changed) when the block is not the caller's or
  * the checks or the claim fail.
  */
-static inline __attribute__((always_inline)) bool
+static __always_inline bool
 free_owned(struct dmapool *pool, struct dp_chunk *c,
 	   uintptr_t off, dmapool_dma_t dma, bool zero)
 {
@@ -284,7 +286,7 @@ static bool free_remote(struct dmapool *pool, uintptr_t va, dmapool_dma_t dma,
  * found for @vaddr): the caller's own block, another context's block, or
  * anything else, judged in that order.
  */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 free_judged(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 	    struct dp_chunk *c, uintptr_t off, bool zero)
 {
@@ -326,7 +328,7 @@ static DP_NOINLINE void relist_unpin(struct dmapool *pool, struct dp_chunk *c,
 	dp_owner_unpin(&pool->owners, pin);
 }
 
-static inline __attribute__((always_inline)) void
+static __always_inline void
 free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 {
 	const uintptr_t va = (uintptr_t)vaddr;

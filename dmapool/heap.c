@@ -52,7 +52,8 @@ static void clist_del(struct dp_chunk **head, struct dp_chunk *c)
 		*head = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	c->next = c->prev = NULL;
+	c->next = NULL;
+	c->prev = NULL;
 }
 
 static void unstage(struct dp_heap *h);
@@ -62,9 +63,9 @@ static void unlist(struct dp_heap *h, struct dp_chunk *c)
 {
 	if (h->cur == c)
 		unstage(h);
-	if (c->listed == LISTED_AVAIL)
+	if (c->listed == LISTED_AVAIL) {
 		clist_del(avail_of(h), c);
-	else if (c->listed == LISTED_EMPTY) {
+	} else if (c->listed == LISTED_EMPTY) {
 		clist_del(&h->empty, c);
 		h->nempty--;
 	}
@@ -497,7 +498,8 @@ void dp_heap_detach_chunk(struct dp_heap *h, struct dp_chunk *c)
 		h->chunks = c->hnext;
 	if (c->hnext)
 		c->hnext->hprev = c->hprev;
-	c->hnext = c->hprev = NULL;
+	c->hnext = NULL;
+	c->hprev = NULL;
 	h->nchunks--;
 	DP_WRITE_ONCE(c->owner, DP_OWNER_NONE);
 }
@@ -518,7 +520,6 @@ struct dp_chunk *dp_heap_detach_empty(struct dp_heap *h, size_t *keep)
 {
 	const struct dmapool *pool = h->pool;
 	struct dp_chunk *c, *next, *list = NULL;
-
 
 	for (c = h->chunks; c; c = next) {
 		next = c->hnext;
