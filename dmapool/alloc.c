@@ -183,9 +183,9 @@ static bool grow(struct dmapool *pool, dmapool_gfp_t gfp, struct dp_ctx *x)
  */
 static __always_inline void *
 alloc_finish(struct dmapool *pool, struct dp_chunk *c,
-	     uint32_t pos, uint32_t before, uint32_t st,
+	     u32 pos, u32 before, u32 st,
 	     dmapool_gfp_t gfp, dmapool_dma_t *dma,
-	     uint64_t *handle)
+	     u64 *handle)
 {
 	struct dp_pending rep;
 	bool bad = false;
@@ -202,11 +202,11 @@ alloc_finish(struct dmapool *pool, struct dp_chunk *c,
 }
 
 void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
-		    dmapool_dma_t *dma, uint64_t *handle)
+		    dmapool_dma_t *dma, u64 *handle)
 {
 	struct dp_chunk *c = NULL, *release = NULL;
 	struct dp_ctx x;
-	uint32_t pos, before, st;
+	u32 pos, before, st;
 
 	dp_ctx_enter(pool, gfp, &x);
 	while (!dp_heap_take(x.h, &c, &pos)) {
@@ -246,12 +246,12 @@ void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
  */
 static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
 				       struct dp_heap *h, dmapool_gfp_t gfp,
-				       dmapool_dma_t *dma, uint64_t *handle,
+				       dmapool_dma_t *dma, u64 *handle,
 				       dp_pin_t pin)
 {
 	struct dp_chunk *c;
-	uint64_t *wp = h->swp, word = *wp;
-	uint32_t pos, before, st;
+	u64 *wp = h->swp, word = *wp;
+	u32 pos, before, st;
 
 	if (DP_UNLIKELY(!word)) {
 		if (!dp_heap_restage_stepped(h)) {
@@ -277,12 +277,12 @@ static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
  */
 static DP_NOINLINE void *alloc_restage(struct dmapool *pool,
 				       struct dp_heap *h, dmapool_gfp_t gfp,
-				       dmapool_dma_t *dma, uint64_t *handle,
+				       dmapool_dma_t *dma, u64 *handle,
 				       dp_pin_t pin)
 {
 	struct dp_chunk *c;
-	uint64_t word;
-	uint32_t pos, st;
+	u64 word;
+	u32 pos, st;
 
 	if (DP_UNLIKELY(pool->alloc_stepped))
 		return alloc_stepped(pool, h, gfp, dma, handle, pin);
@@ -308,12 +308,12 @@ static DP_NOINLINE void *alloc_restage(struct dmapool *pool,
  */
 static __always_inline void *
 alloc_one(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
-	  uint64_t *handle, const bool want_handle)
+	  u64 *handle, const bool want_handle)
 {
 	struct dp_heap *h;
 	struct dp_chunk *c;
-	uint64_t *wp, word;
-	uint32_t pos, st;
+	u64 *wp, word;
+	u32 pos, st;
 	size_t off;
 	dp_pin_t pin;
 
@@ -360,7 +360,7 @@ void *dmapool_zalloc(struct dmapool *pool, dmapool_gfp_t gfp,
 }
 
 void *dmapool_alloc_handle(struct dmapool *pool, dmapool_gfp_t gfp,
-			   dmapool_dma_t *dma, uint64_t *handle)
+			   dmapool_dma_t *dma, u64 *handle)
 {
 	if (DP_UNLIKELY(!pool)) {
 		*handle = 0;

@@ -31,7 +31,7 @@
 
 #define DP_ST_ALLOC	1u
 #define DP_ST_GEN_SHIFT	4
-#define DP_ST_GEN_ONE	((uint32_t)1 << DP_ST_GEN_SHIFT)
+#define DP_ST_GEN_ONE	((u32)1 << DP_ST_GEN_SHIFT)
 #define DP_GEN_BITS	28
 #define DP_GEN_MASK	((1u << DP_GEN_BITS) - 1)
 
@@ -44,30 +44,30 @@
 #define DP_H_ID_BITS	24
 #define DP_MAX_SLOTS	((1u << DP_H_ID_BITS) - 1)
 
-static inline uint64_t dp_handle_make(uint32_t id, uint32_t pos, uint32_t st)
+static inline u64 dp_handle_make(u32 id, u32 pos, u32 st)
 {
-	return (uint64_t)(st >> DP_ST_GEN_SHIFT) <<
+	return (u64)(st >> DP_ST_GEN_SHIFT) <<
 		       (DP_H_POS_BITS + DP_H_ID_BITS) |
-	       (uint64_t)id << DP_H_POS_BITS | pos;
+	       (u64)id << DP_H_POS_BITS | pos;
 }
 
-static inline uint32_t dp_handle_pos(uint64_t h)
+static inline u32 dp_handle_pos(u64 h)
 {
-	return (uint32_t)h & ((1u << DP_H_POS_BITS) - 1);
+	return (u32)h & ((1u << DP_H_POS_BITS) - 1);
 }
 
-static inline uint32_t dp_handle_id(uint64_t h)
+static inline u32 dp_handle_id(u64 h)
 {
-	return (uint32_t)(h >> DP_H_POS_BITS) & DP_MAX_SLOTS;
+	return (u32)(h >> DP_H_POS_BITS) & DP_MAX_SLOTS;
 }
 
 /*
  * The state word a handle's allocation has while it lasts.  (The top of
  * the slot field lands in bits 0..3: masked off.)
  */
-static inline uint32_t dp_handle_state(uint64_t h)
+static inline u32 dp_handle_state(u64 h)
 {
-	return ((uint32_t)(h >> (DP_H_POS_BITS + DP_H_ID_BITS -
+	return ((u32)(h >> (DP_H_POS_BITS + DP_H_ID_BITS -
 				 DP_ST_GEN_SHIFT)) & ~(DP_ST_GEN_ONE - 1)) |
 	       DP_ST_ALLOC;
 }
@@ -80,55 +80,55 @@ static inline bool dp_block_any_free(const struct dp_chunk *c)
 }
 
 /* Take the lowest free position (the chunk has one). */
-static inline uint32_t dp_block_take_first(struct dp_chunk *c)
+static inline u32 dp_block_take_first(struct dp_chunk *c)
 {
-	uint32_t w = dp_os_ctz64(c->summary);
-	uint64_t word = c->map[w];
-	uint32_t b = dp_os_ctz64(word);
+	u32 w = dp_os_ctz64(c->summary);
+	u64 word = c->map[w];
+	u32 b = dp_os_ctz64(word);
 
 	word &= word - 1;
 	c->map[w] = word;
 	if (!word)
-		c->summary &= ~((uint64_t)1 << w);
+		c->summary &= ~((u64)1 << w);
 	return w * 64 + b;
 }
 
 /* Take a given free position (randomized placement). */
-static inline void dp_block_take(struct dp_chunk *c, uint32_t pos)
+static inline void dp_block_take(struct dp_chunk *c, u32 pos)
 {
-	uint32_t w = pos / 64;
+	u32 w = pos / 64;
 
-	c->map[w] &= ~((uint64_t)1 << (pos % 64));
+	c->map[w] &= ~((u64)1 << (pos % 64));
 	if (!c->map[w])
-		c->summary &= ~((uint64_t)1 << w);
+		c->summary &= ~((u64)1 << w);
 }
 
 /* Make the positions @bits of word @w free; true when the chunk had none. */
 static inline bool dp_block_put_bits(struct dp_chunk *c, size_t w,
-				     uint64_t bits)
+				     u64 bits)
 {
-	uint64_t *wp = c->map + w;
-	uint64_t word = *wp;
+	u64 *wp = c->map + w;
+	u64 word = *wp;
 	bool was_full;
 
 	*wp = word | bits;
 	if (word)
 		return false;
 	was_full = !c->summary;
-	c->summary |= (uint64_t)1 << w;
+	c->summary |= (u64)1 << w;
 	return was_full;
 }
 
 static inline bool dp_block_put(struct dp_chunk *c, size_t pos)
 {
-	return dp_block_put_bits(c, pos / 64, (uint64_t)1 << (pos % 64));
+	return dp_block_put_bits(c, pos / 64, (u64)1 << (pos % 64));
 }
 
 /* Is every block of @c free and allocatable?  (@full: the empty map) */
 static inline bool dp_block_all_free(const struct dp_chunk *c,
-				     const uint64_t *full, uint32_t nwords)
+				     const u64 *full, u32 nwords)
 {
-	uint32_t w;
+	u32 w;
 
 	for (w = 0; w < nwords; w++)
 		if (c->map[w] != full[w])
@@ -139,9 +139,9 @@ static inline bool dp_block_all_free(const struct dp_chunk *c,
 /* ---- state words -------------------------------------------------------- */
 
 /* The owner allocates @pos (taken from its free map): the new state. */
-static inline uint32_t dp_state_alloc(struct dp_chunk *c, uint32_t pos)
+static inline u32 dp_state_alloc(struct dp_chunk *c, u32 pos)
 {
-	uint32_t s = DP_READ_ONCE(c->st[pos]) + (DP_ST_GEN_ONE | DP_ST_ALLOC);
+	u32 s = DP_READ_ONCE(c->st[pos]) + (DP_ST_GEN_ONE | DP_ST_ALLOC);
 
 	DP_WRITE_ONCE(c->st[pos], s);
 	return s;
@@ -158,12 +158,12 @@ static inline bool dp_state_claim(struct dp_chunk *c, size_t pos)
  * the handle's generation).
  */
 static inline bool dp_state_claim_gen(struct dp_chunk *c, size_t pos,
-				      uint32_t want)
+				      u32 want)
 {
 	return dp_os_cmpxchg32(&c->st[pos], want, want & ~DP_ST_ALLOC);
 }
 
-static inline bool dp_state_allocated(const struct dp_chunk *c, uint32_t pos)
+static inline bool dp_state_allocated(const struct dp_chunk *c, u32 pos)
 {
 	return DP_READ_ONCE(c->st[pos]) & DP_ST_ALLOC;
 }
@@ -177,7 +177,7 @@ static inline bool dp_state_allocated(const struct dp_chunk *c, uint32_t pos)
  */
 static inline bool dp_block_check(const struct dp_geometry *g,
 				  const struct dp_chunk *c, uintptr_t va,
-				  dmapool_dma_t dma, uint32_t *pos)
+				  dmapool_dma_t dma, u32 *pos)
 {
 	const uintptr_t off = va - DP_READ_ONCE(c->vaddr);
 
@@ -191,7 +191,7 @@ static inline bool dp_block_check(const struct dp_geometry *g,
  * geometry.h, which fails for chunks of several segments.
  */
 static inline bool dp_block_check_fast(const struct dp_geometry *g,
-				       const struct dp_chunk *c, uint64_t off,
+				       const struct dp_chunk *c, u64 off,
 				       dmapool_dma_t dma, size_t *pos)
 {
 #ifdef DP_HAVE_U128
@@ -204,10 +204,10 @@ static inline bool dp_block_check_fast(const struct dp_geometry *g,
 	const u128 prod = (u128)g->fast_m * off;
 
 	*pos = (size_t)(prod >> 64);
-	return (uint64_t)prod < g->fast_m && c->dma + off == dma;
+	return (u64)prod < g->fast_m && c->dma + off == dma;
 #else
 	/* (fast_m is also 0 exactly when fast_recip is.) */
-	const uint64_t p = (off * g->fast_recip) >> 32;
+	const u64 p = (off * g->fast_recip) >> 32;
 
 	*pos = (size_t)p;
 	return p * g->stride == off && c->dma + off == dma;

@@ -25,13 +25,13 @@ void dp_ctx_exit(struct dmapool *pool, struct dp_ctx *x);
 
 /* alloc.c: every allocation that is not the fast path; @handle may be NULL. */
 void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
-		    dmapool_dma_t *dma, uint64_t *handle);
+		    dmapool_dma_t *dma, u64 *handle);
 /* zalloc's memset, out of line (the fast path's only call, a tail call). */
 void *dp_zero_block(void *vaddr, size_t size);
 
 /* The vaddr and dma of a block just taken. */
 static inline void *dp_hand_out(const struct dmapool *pool,
-				const struct dp_chunk *c, uint32_t pos,
+				const struct dp_chunk *c, u32 pos,
 				dmapool_gfp_t gfp, dmapool_dma_t *dma)
 {
 	const size_t off = dp_geo_offset(&pool->geo, pos);
@@ -51,11 +51,11 @@ void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
  * The steps after a successful claim of @pos in @c: bytes, then back to
  * the owner (quarantine or reuse, release) or published to it.
  */
-void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
+void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, u32 pos,
 		     bool zero);
 /* A free whose claim failed: the block is not allocated. */
 void dp_free_double(struct dmapool *pool, struct dp_chunk *c, void *vaddr,
-		    dmapool_dma_t dma, uint64_t handle);
+		    dmapool_dma_t dma, u64 handle);
 /* Heaps of exited threads (owners' exit callback). */
 void dp_heap_orphan(void *heap, void *arg);
 

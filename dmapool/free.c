@@ -32,7 +32,7 @@ static DP_NOINLINE void free_null(void *vaddr, dmapool_dma_t dma)
 
 DP_NOINLINE void dp_free_double(struct dmapool *pool, struct dp_chunk *c,
 				void *vaddr, dmapool_dma_t dma,
-				uint64_t handle)
+				u64 handle)
 {
 	struct dp_pending p;
 
@@ -54,7 +54,7 @@ static DP_NOINLINE void free_judge(struct dmapool *pool, void *vaddr,
 	struct dp_chunk *c;
 	uintptr_t base;
 	size_t off, seg, in, slot, start;
-	uint32_t pos;
+	u32 pos;
 
 	dp_rcu_read_lock();
 	c = dp_index_lookup_rcu(&pool->index, va);
@@ -97,7 +97,7 @@ static DP_NOINLINE void free_judge(struct dmapool *pool, void *vaddr,
 /* ---- the steps after the claim ------------------------------------------ */
 
 /* A claimed block of a chunk the caller does not own. */
-static void give_other(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
+static void give_other(struct dmapool *pool, struct dp_chunk *c, u32 pos,
 		       struct dp_chunk **release)
 {
 	dp_owner_t o = DP_READ_ONCE(c->owner);
@@ -131,13 +131,13 @@ owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos, bool zero,
 	bool bad = false;
 
 	if (DP_UNLIKELY((pool->steps & DP_STEPS_FREE_BYTES) || zero))
-		bad = dp_harden_free_bytes(pool, c, (uint32_t)pos,
+		bad = dp_harden_free_bytes(pool, c, (u32)pos,
 					   DP_READ_ONCE(c->st[pos]), zero,
 					   &rep);
 	if (pool->steps & (DP_STEP_QUARANTINE | DP_STEP_AUTO_SHRINK)) {
-		dp_heap_give(c->heap, c, (uint32_t)pos, &release);
+		dp_heap_give(c->heap, c, (u32)pos, &release);
 	} else if (DP_UNLIKELY(dp_block_put(c, pos))) {
-		dp_heap_give_put(c->heap, c, (uint32_t)pos, &release);
+		dp_heap_give_put(c->heap, c, (u32)pos, &release);
 	} else {
 		/*
 		 * Reuse with nothing more to do: the bit back, as the fast
@@ -157,7 +157,7 @@ owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos, bool zero,
 
 /* A claimed block of a chunk the caller did not own a moment ago. */
 static void free_claimed_other(struct dmapool *pool, struct dp_chunk *c,
-			       uint32_t pos, bool zero)
+			       u32 pos, bool zero)
 {
 	struct dp_chunk *release = NULL;
 	struct dp_pending rep;
@@ -175,7 +175,7 @@ static void free_claimed_other(struct dmapool *pool, struct dp_chunk *c,
 		dp_report_deliver(pool, &rep);
 }
 
-void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
+void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, u32 pos,
 		     bool zero)
 {
 	dp_owner_t tok;
@@ -205,7 +205,7 @@ free_owned(struct dmapool *pool, struct dp_chunk *c,
 	dp_owner_t tok;
 	dp_pin_t pin;
 	size_t pos;
-	uint32_t p32;
+	u32 p32;
 
 	tok = dp_owner_pin(&pool->owners, &pin);
 	if (DP_READ_ONCE(c->owner) != tok)
@@ -233,7 +233,7 @@ static void free_general(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 {
 	const uintptr_t va = (uintptr_t)vaddr;
 	struct dp_chunk *c;
-	uint32_t pos;
+	u32 pos;
 
 	/* The record cannot describe other memory while we look (chunk.h). */
 	dp_rcu_read_lock();
@@ -277,7 +277,7 @@ static bool free_remote(struct dmapool *pool, uintptr_t va, dmapool_dma_t dma,
 	}
 	/* Claimed: the chunk holds our block and stays until we let it go. */
 	dp_rcu_read_unlock();
-	free_claimed_other(pool, c, (uint32_t)pos, zero);
+	free_claimed_other(pool, c, (u32)pos, zero);
 	return true;
 }
 

@@ -73,7 +73,7 @@ static void unlist(struct dp_heap *h, struct dp_chunk *c)
 }
 
 /* What the staged word points at when nothing is staged. */
-uint64_t dp_zero_word;
+u64 dp_zero_word;
 
 static void unstage(struct dp_heap *h)
 {
@@ -120,7 +120,7 @@ static struct dp_chunk *first_free(struct dp_heap *h)
 	struct dp_chunk **head = avail_of(h), *c;
 
 	while ((c = *head)) {
-		uint64_t s = c->summary;
+		u64 s = c->summary;
 
 		while (s && !c->map[dp_os_ctz64(s)])
 			s &= s - 1;
@@ -139,7 +139,7 @@ static struct dp_chunk *first_free(struct dp_heap *h)
 static bool stage(struct dp_heap *h)
 {
 	struct dp_chunk *c = first_free(h);
-	uint32_t w;
+	u32 w;
 
 	if (!c)
 		return false;
@@ -153,7 +153,7 @@ static bool stage(struct dp_heap *h)
 static bool restage(struct dp_heap *h)
 {
 	struct dp_chunk *c = h->cur;
-	uint64_t s;
+	u64 s;
 
 	if (DP_LIKELY(c)) {
 		/* The word the fast path emptied, and any empty after it. */
@@ -202,10 +202,10 @@ bool dp_heap_restage_stepped(struct dp_heap *h)
 	return ok;
 }
 
-bool dp_heap_take(struct dp_heap *h, struct dp_chunk **cp, uint32_t *pos)
+bool dp_heap_take(struct dp_heap *h, struct dp_chunk **cp, u32 *pos)
 {
 	struct dp_chunk *c;
-	uint64_t word;
+	u64 word;
 
 	if (h->pool->fast_alloc) {
 		if (!*h->wp && !stage(h))
@@ -270,7 +270,7 @@ static void after_put(struct dp_heap *h, struct dp_chunk *c, bool was_full,
 		emptied(h, c, release);
 }
 
-static void put(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
+static void put(struct dp_heap *h, struct dp_chunk *c, u32 pos,
 		struct dp_chunk **release)
 {
 	after_put(h, c, dp_block_put(c, pos), release);
@@ -299,9 +299,9 @@ static void release_oldest(struct dp_heap *h, struct dp_chunk **release)
 
 /* Into the ring; room was made.  Stamped with the epoch it went in at. */
 static void quarantine_push(struct dp_quarantine *q, struct dp_chunk *c,
-			    uint32_t pos, uint32_t now)
+			    u32 pos, u32 now)
 {
-	uint32_t tail = q->head + q->count;
+	u32 tail = q->head + q->count;
 
 	if (tail >= q->max)
 		tail -= q->max;
@@ -312,7 +312,7 @@ static void quarantine_push(struct dp_quarantine *q, struct dp_chunk *c,
 }
 
 static void quarantine_add(struct dp_heap *h, struct dp_chunk *c,
-			   uint32_t pos, struct dp_chunk **release)
+			   u32 pos, struct dp_chunk **release)
 {
 	struct dp_quarantine *q = &h->q;
 
@@ -326,14 +326,14 @@ static void quarantine_add(struct dp_heap *h, struct dp_chunk *c,
 void dp_heap_quiesce(struct dp_heap *h, bool all, struct dp_chunk **release)
 {
 	struct dp_quarantine *q = &h->q;
-	uint32_t now = DP_READ_ONCE(h->pool->qepoch);
+	u32 now = DP_READ_ONCE(h->pool->qepoch);
 
 	while (q->count &&
 	       (all || (int32_t)(q->ring[q->head].epoch - now) < 0))
 		release_oldest(h, release);
 }
 
-void dp_heap_give_put(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
+void dp_heap_give_put(struct dp_heap *h, struct dp_chunk *c, u32 pos,
 		      struct dp_chunk **release)
 {
 	/* Without quarantine or automatic shrink the bit is already back. */
@@ -344,12 +344,12 @@ void dp_heap_give_put(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
 	dp_heap_give(h, c, pos, release);
 }
 
-void dp_heap_give(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
+void dp_heap_give(struct dp_heap *h, struct dp_chunk *c, u32 pos,
 		  struct dp_chunk **release)
 {
 	struct dp_quarantine *q = &h->q;
 	struct dp_qent *e, old;
-	uint32_t now;
+	u32 now;
 
 	if (DP_LIKELY(!(h->pool->steps & DP_STEP_QUARANTINE))) {
 		put(h, c, pos, release);
@@ -399,37 +399,37 @@ static void queue_on(struct dp_heap *h, struct dp_chunk *c)
 	}
 }
 
-void dp_heap_remote_free(struct dp_chunk *c, uint32_t pos)
+void dp_heap_remote_free(struct dp_chunk *c, u32 pos)
 {
 	struct dp_heap *h = DP_READ_ONCE(c->heap);
 
-	DP_FETCH_OR(&c->rem->words[pos / 64], (uint64_t)1 << (pos % 64));
+	DP_FETCH_OR(&c->rem->words[pos / 64], (u64)1 << (pos % 64));
 	queue_on(h, c);
 }
 
 static void collect(struct dp_heap *h, struct dp_chunk **release)
 {
 	struct dp_chunk *c, *next;
-	const uint32_t nwords = h->pool->geo.nwords;
+	const u32 nwords = h->pool->geo.nwords;
 
 	if (!DP_READ_ONCE(h->remote))
 		return;
 	for (c = DP_XCHG(&h->remote, NULL); c; c = next) {
-		uint32_t w;
+		u32 w;
 
 		next = c->rem->next;
 		DP_XCHG(&c->rem->queued, 0);
 		if (c->heap != h)
 			continue;	/* released since: nothing to collect */
 		for (w = 0; w < nwords; w++) {
-			uint64_t bits;
+			u64 bits;
 
 			if (!DP_READ_ONCE(c->rem->words[w]))
 				continue;
 			bits = DP_XCHG(&c->rem->words[w], 0);
 			if (h->pool->steps & DP_STEP_QUARANTINE) {
 				while (bits) {
-					uint32_t b = dp_os_ctz64(bits);
+					u32 b = dp_os_ctz64(bits);
 
 					bits &= bits - 1;
 					quarantine_add(h, c, w * 64 + b, release);
