@@ -57,14 +57,14 @@ struct bt_ent {
 #define BT_BUF_MAX	(BT_SLOTS + BT_MIN)
 
 struct bt_buf {
-	uint32_t n;
+	u32 n;
 	struct bt_ent e[BT_BUF_MAX];
 };
 
-_Static_assert(sizeof(struct dp_bt_node) <= BT_NODE_BYTES,
-	       "a B-tree node fits its allocation");
-_Static_assert(BT_MIN >= 2, "nodes hold at least two entries");
-_Static_assert(BT_SLOTS < 256, "a path's entry index fits a byte");
+static_assert(sizeof(struct dp_bt_node) <= BT_NODE_BYTES,
+	      "a B-tree node fits its allocation");
+static_assert(BT_MIN >= 2, "nodes hold at least two entries");
+static_assert(BT_SLOTS < 256, "a path's entry index fits a byte");
 
 static struct dp_bt_node *untag(const void *p)
 {
@@ -77,9 +77,9 @@ static bool is_leaf(const void *p)
 }
 
 /* Entries in a node. */
-static uint32_t node_count(const struct dp_bt_node *n)
+static u32 node_count(const struct dp_bt_node *n)
 {
-	uint32_t i = 0;
+	u32 i = 0;
 
 	while (i < BT_SLOTS && n->key[i] != BT_NONE)
 		i++;
@@ -121,15 +121,15 @@ static struct dp_chunk *bt_lookup(const struct dp_index *ix, uintptr_t addr)
 /* ------------------------------------------------------------------ */
 /* Writers: the pool lock is held.                                    */
 
-static uint32_t bt_nodes_needed(const struct dp_index *ix, uintptr_t start,
-				size_t len)
+static u32 bt_nodes_needed(const struct dp_index *ix, uintptr_t start,
+			   size_t len)
 {
 	/* Each level: the copy and its split half; plus a new root. */
 	return 2 * ix->u.btree.height + 1;
 }
 
-static uint32_t bt_remove_nodes_needed(const struct dp_index *ix,
-				       uintptr_t start, size_t len)
+static u32 bt_remove_nodes_needed(const struct dp_index *ix,
+				  uintptr_t start, size_t len)
 {
 	/* Each level: a node merged with, or rebalanced against, a sibling. */
 	return 2 * ix->u.btree.height;
@@ -150,7 +150,7 @@ static void retire(struct dp_index *ix, void *tagged)
 /* Append @n's entries to @b. */
 static void buf_load(struct bt_buf *b, const struct dp_bt_node *n)
 {
-	uint32_t i, cnt = node_count(n);
+	u32 i, cnt = node_count(n);
 
 	for (i = 0; i < cnt; i++) {
 		b->e[b->n].key = n->key[i];
@@ -162,7 +162,7 @@ static void buf_load(struct bt_buf *b, const struct dp_bt_node *n)
 /* Put @n's entries in front of @b's. */
 static void buf_load_front(struct bt_buf *b, const struct dp_bt_node *n)
 {
-	uint32_t i, cnt = node_count(n);
+	u32 i, cnt = node_count(n);
 
 	for (i = b->n; i > 0; i--)
 		b->e[i - 1 + cnt] = b->e[i - 1];
@@ -173,9 +173,9 @@ static void buf_load_front(struct bt_buf *b, const struct dp_bt_node *n)
 	b->n += cnt;
 }
 
-static void buf_insert(struct bt_buf *b, uint32_t at, uintptr_t key, void *ptr)
+static void buf_insert(struct bt_buf *b, u32 at, uintptr_t key, void *ptr)
 {
-	uint32_t i;
+	u32 i;
 
 	for (i = b->n; i > at; i--)
 		b->e[i] = b->e[i - 1];
@@ -184,9 +184,9 @@ static void buf_insert(struct bt_buf *b, uint32_t at, uintptr_t key, void *ptr)
 	b->n++;
 }
 
-static void buf_delete(struct bt_buf *b, uint32_t at)
+static void buf_delete(struct bt_buf *b, u32 at)
 {
-	uint32_t i;
+	u32 i;
 
 	for (i = at; i + 1 < b->n; i++)
 		b->e[i] = b->e[i + 1];
@@ -194,11 +194,11 @@ static void buf_delete(struct bt_buf *b, uint32_t at)
 }
 
 /* A new node holding @n entries of @e, tagged as a leaf or not. */
-static void *node_make(struct dp_index *ix, const struct bt_ent *e, uint32_t n,
+static void *node_make(struct dp_index *ix, const struct bt_ent *e, u32 n,
 		       bool leaf)
 {
 	struct dp_bt_node *node = dp_index_node_take(ix);
-	uint32_t i;
+	u32 i;
 
 	for (i = 0; i < BT_SLOTS; i++) {
 		node->key[i] = i < n ? e[i].key : BT_NONE;
@@ -211,10 +211,10 @@ static void *node_make(struct dp_index *ix, const struct bt_ent *e, uint32_t n,
  * Turn @b into one node, or two when it overflows, as entries of their
  * parent in @out (the smallest key below each, and the node).
  */
-static uint32_t build(struct dp_index *ix, const struct bt_buf *b, bool leaf,
-		      struct bt_ent out[2])
+static u32 build(struct dp_index *ix, const struct bt_buf *b, bool leaf,
+		 struct bt_ent out[2])
 {
-	uint32_t half;
+	u32 half;
 
 	if (b->n <= BT_SLOTS) {
 		out[0].key = b->e[0].key;
@@ -237,9 +237,9 @@ static uint32_t build(struct dp_index *ix, const struct bt_buf *b, bool leaf,
  * them (old nodes never change), which keeps this off the stack.
  */
 struct bt_path {
-	uint32_t depth, nsib;
+	u32 depth, nsib;
 	void *node[BT_MAX_HEIGHT];
-	uint8_t idx[BT_MAX_HEIGHT];
+	u8 idx[BT_MAX_HEIGHT];
 };
 
 static void walk(const struct dp_btree *t, uintptr_t key, struct bt_path *p)
@@ -254,7 +254,7 @@ static void walk(const struct dp_btree *t, uintptr_t key, struct bt_path *p)
 		if (i < 0)
 			i = 0;		/* below every key: the first child */
 		p->node[p->depth] = cur;
-		p->idx[p->depth] = (uint8_t)i;
+		p->idx[p->depth] = (u8)i;
 		p->depth++;
 		if (is_leaf(cur) || DP_WARN_ON(p->depth == BT_MAX_HEIGHT))
 			return;
@@ -267,12 +267,12 @@ static void walk(const struct dp_btree *t, uintptr_t key, struct bt_path *p)
  * then publish the new root.  @b holds the new entries of the node at
  * @level; once built into nodes it is refilled with the parent's entries.
  */
-static void rebuild_up(struct dp_index *ix, struct bt_path *p, uint32_t level,
+static void rebuild_up(struct dp_index *ix, struct bt_path *p, u32 level,
 		       struct bt_buf *b)
 {
 	struct dp_btree *t = &ix->u.btree;
 	struct bt_ent out[2];
-	uint32_t n;
+	u32 n;
 
 	for (;;) {
 		n = build(ix, b, level == p->depth - 1, out);
@@ -294,16 +294,16 @@ static void rebuild_up(struct dp_index *ix, struct bt_path *p, uint32_t level,
 }
 
 /* The sibling a remove merges the node at @level (> 0) of @p with. */
-static void *sibling(const struct bt_path *p, uint32_t level)
+static void *sibling(const struct bt_path *p, u32 level)
 {
-	uint32_t pi = p->idx[level - 1];
+	u32 pi = p->idx[level - 1];
 
 	return untag(p->node[level - 1])->slot[pi ? pi - 1 : pi + 1];
 }
 
 static void retire_path(struct dp_index *ix, const struct bt_path *p)
 {
-	uint32_t i;
+	u32 i;
 
 	for (i = 0; i < p->nsib; i++)
 		retire(ix, sibling(p, p->depth - 1 - i));
@@ -317,7 +317,7 @@ static void bt_insert(struct dp_index *ix, uintptr_t start, size_t len,
 	struct dp_btree *t = &ix->u.btree;
 	struct bt_buf b = { 0 };
 	struct bt_path p;
-	uint32_t at;
+	u32 at;
 
 	if (DP_WARN_ON(!len || (t->len && len != t->len) ||
 		       start > BT_NONE - len))
@@ -348,16 +348,16 @@ static void bt_insert(struct dp_index *ix, uintptr_t start, size_t len,
  * bt_remove so that its locals do not add to bt_remove's frame.
  */
 static DP_NOINLINE void fix_underflow(struct dp_index *ix,
-				      struct bt_path *p, uint32_t level,
+				      struct bt_path *p, u32 level,
 				      struct bt_buf *b)
 {
 	const struct dp_bt_node *parent = untag(p->node[level - 1]);
-	uint32_t pi = p->idx[level - 1];
-	uint32_t si = pi ? pi - 1 : pi + 1, first = pi < si ? pi : si;
+	u32 pi = p->idx[level - 1];
+	u32 si = pi ? pi - 1 : pi + 1, first = pi < si ? pi : si;
 	bool leaf = level == p->depth - 1;
 	void *sib = sibling(p, level);
 	struct bt_ent out[2];
-	uint32_t n;
+	u32 n;
 
 	/* Fewer than BT_MIN entries and a sibling's: within BT_BUF_MAX. */
 	if (si < pi)
@@ -381,7 +381,7 @@ static void bt_remove(struct dp_index *ix, uintptr_t start, size_t len)
 	struct dp_btree *t = &ix->u.btree;
 	struct bt_buf b = { 0 };
 	struct bt_path p;
-	uint32_t level, at;
+	u32 level, at;
 
 	if (!t->root)
 		return;
@@ -426,7 +426,7 @@ static void bt_clear(struct dp_index *ix, uintptr_t start, size_t len)
 	struct dp_btree *t = &ix->u.btree;
 	struct dp_bt_node *leaf;
 	struct bt_path p;
-	uint32_t i;
+	u32 i;
 
 	if (!t->root)
 		return;
@@ -443,7 +443,7 @@ static void bt_clear(struct dp_index *ix, uintptr_t start, size_t len)
 static void destroy_node(struct dp_index *ix, void *tagged)
 {
 	struct dp_bt_node *n = untag(tagged);
-	uint32_t i, cnt = node_count(n);
+	u32 i, cnt = node_count(n);
 
 	if (!is_leaf(tagged))
 		for (i = 0; i < cnt; i++)
@@ -466,11 +466,11 @@ static void bt_destroy(struct dp_index *ix)
 /* Self-check, for the unit suite.                                    */
 
 static bool check_node(const struct dp_btree *t, const void *tagged,
-		       uint32_t depth, bool is_root, uintptr_t lo, uintptr_t hi,
+		       u32 depth, bool is_root, uintptr_t lo, uintptr_t hi,
 		       size_t *entries, const char **why)
 {
 	const struct dp_bt_node *n = untag(tagged);
-	uint32_t i, cnt = node_count(n);
+	u32 i, cnt = node_count(n);
 
 	for (i = cnt; i < BT_SLOTS; i++)
 		if (n->key[i] != BT_NONE || n->slot[i]) {
@@ -524,10 +524,10 @@ static bool check_node(const struct dp_btree *t, const void *tagged,
 }
 
 bool dp_btree_check(const struct dp_index *ix, size_t *entries,
-		    uint32_t *height, const char **why);
+		    u32 *height, const char **why);
 
 bool dp_btree_check(const struct dp_index *ix, size_t *entries,
-		    uint32_t *height, const char **why)
+		    u32 *height, const char **why)
 {
 	const struct dp_btree *t = &ix->u.btree;
 

@@ -13,7 +13,7 @@
 
 static size_t map_bytes(const struct dp_geometry *g)
 {
-	return g->nwords * sizeof(uint64_t);
+	return g->nwords * sizeof(u64);
 }
 
 static size_t st_offset(const struct dp_geometry *g)
@@ -23,7 +23,7 @@ static size_t st_offset(const struct dp_geometry *g)
 
 static size_t rem_offset(const struct dp_geometry *g)
 {
-	size_t end = st_offset(g) + g->nstate * sizeof(uint32_t);
+	size_t end = st_offset(g) + g->nstate * sizeof(u32);
 
 	return (end + 2 * DP_LINE - 1) / DP_LINE * DP_LINE;
 }
@@ -33,14 +33,14 @@ size_t dp_chunk_meta_size(const struct dp_geometry *g)
 	return rem_offset(g) + sizeof(struct dp_remote) + map_bytes(g);
 }
 
-struct dp_chunk *dp_chunk_record_new(const struct dp_geometry *g, uint32_t id,
+struct dp_chunk *dp_chunk_record_new(const struct dp_geometry *g, u32 id,
 				     dmapool_gfp_t gfp)
 {
 	struct dp_chunk *c = dp_os_host_zalloc(dp_chunk_meta_size(g), gfp);
 
 	if (!c)
 		return NULL;
-	c->st = (uint32_t *)((char *)c + st_offset(g));
+	c->st = (u32 *)((char *)c + st_offset(g));
 	c->rem = (struct dp_remote *)((char *)c + rem_offset(g));
 	c->id = id;
 	c->fast_owner = DP_OWNER_NONE;
@@ -53,13 +53,13 @@ void dp_chunk_record_free(const struct dp_geometry *g, struct dp_chunk *c)
 }
 
 int dp_chunk_fill(const struct dp_geometry *g, struct dmapool_dev *dev,
-		  struct dp_chunk *c, const uint64_t *full_map,
+		  struct dp_chunk *c, const u64 *full_map,
 		  dmapool_gfp_t gfp)
 {
 	void *vaddr = NULL;
 	dmapool_dma_t dma = 0;
 	uintptr_t va;
-	uint32_t w;
+	u32 w;
 	int err;
 
 	err = dp_os_chunk_alloc(dev, g->chunk_size, g->chunk_align, gfp,
@@ -89,7 +89,7 @@ int dp_chunk_fill(const struct dp_geometry *g, struct dmapool_dev *dev,
 	for (w = 0; w < g->nwords; w++) {
 		c->map[w] = full_map[w];
 		if (full_map[w])
-			c->summary |= (uint64_t)1 << w;
+			c->summary |= (u64)1 << w;
 		c->rem->words[w] = 0;
 	}
 	c->rem->queued = 0;
@@ -108,20 +108,20 @@ void dp_chunk_drain(const struct dp_geometry *g, struct dmapool_dev *dev,
 	dp_os_chunk_free(dev, g->chunk_size, (void *)vaddr, dma);
 }
 
-uint64_t *dp_full_map_new(const struct dp_geometry *g)
+u64 *dp_full_map_new(const struct dp_geometry *g)
 {
-	uint64_t *map = dp_os_host_zalloc(map_bytes(g) ? map_bytes(g) : 8, 0);
-	uint32_t pos;
+	u64 *map = dp_os_host_zalloc(map_bytes(g) ? map_bytes(g) : 8, 0);
+	u32 pos;
 
 	if (!map)
 		return NULL;
 	for (pos = 0; pos < g->nbits; pos++)
 		if (dp_geo_valid_position(g, pos))
-			map[pos / 64] |= (uint64_t)1 << (pos % 64);
+			map[pos / 64] |= (u64)1 << (pos % 64);
 	return map;
 }
 
-void dp_full_map_free(const struct dp_geometry *g, uint64_t *map)
+void dp_full_map_free(const struct dp_geometry *g, u64 *map)
 {
 	dp_os_host_free(map, map_bytes(g) ? map_bytes(g) : 8);
 }

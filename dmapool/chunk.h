@@ -38,9 +38,9 @@ struct dp_heap;
 /* Blocks other contexts freed, waiting for the owner (block.h). */
 struct dp_remote {
 	struct dp_chunk *next;		/* on the owner heap's remote stack */
-	uint32_t queued;		/* on that stack (or being pushed) */
-	uint32_t pad;
-	uint64_t words[];		/* one bit per position */
+	u32 queued;			/* on that stack (or being pushed) */
+	u32 pad;
+	u64 words[];			/* one bit per position */
 };
 
 struct dp_chunk {
@@ -48,30 +48,30 @@ struct dp_chunk {
 	 * Read by every free, in any context; written only when the chunk
 	 * changes hands.  Kept a cache line away from the owner's fields
 	 * below (@gap): a line the owner writes on every allocation would
-	 * bounce to every other context's free.
+	 * bounce to every other context's free.  @fast_owner: the owner's
+	 * token when its frees may take the fast path, else DP_OWNER_NONE.
 	 */
-	dp_owner_t fast_owner;		/* the owner's token when its frees may
-					 * take the fast path, else DP_OWNER_NONE */
+	dp_owner_t fast_owner;
 	uintptr_t vaddr;		/* start of the DMA memory */
 	dmapool_dma_t dma;		/* its bus address */
-	uint32_t *st;			/* state word per position (block.h) */
+	u32 *st;			/* state word per position (block.h) */
 	struct dp_remote *rem;
 	dp_owner_t owner;		/* token of the owning context */
 	struct dp_heap *heap;		/* the owning heap */
-	uint32_t id;			/* slot, named by handles */
-	uint8_t live;			/* describes DMA memory now */
-	uint8_t gap[64 + 3];		/* (records are not line aligned) */
+	u32 id;				/* slot, named by handles */
+	u8 live;			/* describes DMA memory now */
+	u8 gap[64 + 3];			/* (records are not line aligned) */
 	/* The owner's. */
-	uint64_t summary;		/* bit w: map[w] has a free block */
+	u64 summary;			/* bit w: map[w] has a free block */
 	struct dp_chunk *next, *prev;	/* the heap's avail or empty list */
 	struct dp_chunk *hnext, *hprev;	/* every chunk of the heap */
 	/* The pool's. */
 	struct dp_chunk *pnext;		/* retired, spare or pending list */
 	unsigned long cookie;		/* grace period after retirement */
-	uint8_t listed;			/* on the heap's avail (1) or empty (2) */
-	uint16_t spare;
-	uint64_t map[];			/* free and allocatable: nwords words,
-					 * then st[] and *rem */
+	u8 listed;			/* on the heap's avail (1) or empty (2) */
+	u16 spare;
+	/* free and allocatable: nwords words, then st[] and *rem */
+	u64 map[];
 };
 
 /* Owner tokens that match no context. */
@@ -83,7 +83,7 @@ struct dp_chunk {
 size_t dp_chunk_meta_size(const struct dp_geometry *g);
 
 /* A new record for slot @id (not live), zeroed state; NULL when OOM. */
-struct dp_chunk *dp_chunk_record_new(const struct dp_geometry *g, uint32_t id,
+struct dp_chunk *dp_chunk_record_new(const struct dp_geometry *g, u32 id,
 				     dmapool_gfp_t gfp);
 void dp_chunk_record_free(const struct dp_geometry *g, struct dp_chunk *c);
 /*
@@ -91,14 +91,14 @@ void dp_chunk_record_free(const struct dp_geometry *g, struct dp_chunk *c);
  * 0, or a negative errno.  The record is not yet visible to anyone.
  */
 int dp_chunk_fill(const struct dp_geometry *g, struct dmapool_dev *dev,
-		  struct dp_chunk *c, const uint64_t *full_map,
+		  struct dp_chunk *c, const u64 *full_map,
 		  dmapool_gfp_t gfp);
 /* Zero the chunk's DMA memory and give it back (process context). */
 void dp_chunk_drain(const struct dp_geometry *g, struct dmapool_dev *dev,
 		    uintptr_t vaddr, dmapool_dma_t dma);
 
 /* The free map of an empty chunk (nwords words); NULL when OOM. */
-uint64_t *dp_full_map_new(const struct dp_geometry *g);
-void dp_full_map_free(const struct dp_geometry *g, uint64_t *map);
+u64 *dp_full_map_new(const struct dp_geometry *g);
+void dp_full_map_free(const struct dp_geometry *g, u64 *map);
 
 #endif /* DMAPOOL_CHUNK_H */

@@ -16,11 +16,13 @@ static size_t align_up(size_t x, size_t a)
 	return (x + a - 1) / a * a;
 }
 
-/* ceil(2^64 / d) for 2 <= d < 2^32, by long division (no 64-bit '/': it
- * is a library call on 32-bit kernels). */
-static uint64_t recip64(uint32_t d)
+/*
+ * ceil(2^64 / d) for 2 <= d < 2^32, by long division (no 64-bit '/': it
+ * is a library call on 32-bit kernels).
+ */
+static u64 recip64(u32 d)
 {
-	uint64_t q = 0, r = 0;
+	u64 q = 0, r = 0;
 	int i;
 
 	/* floor((2^64 - 1) / d), one bit at a time; then + 1 */
@@ -28,29 +30,26 @@ static uint64_t recip64(uint32_t d)
 		r = r << 1 | 1;
 		if (r >= d) {
 			r -= d;
-			q |= (uint64_t)1 << i;
+			q |= (u64)1 << i;
 		}
 	}
 	return q + 1;
 }
 
-static uint32_t ilog2_floor(uint64_t x)
+/* floor(log2(x)), 0 for 0 and 1. */
+static u32 ilog2_floor(u64 x)
 {
-	uint32_t r = 0;
-
-	/* No __builtin_clzll: it may be a libgcc call in the kernel. */
-	while (x >>= 1)
-		r++;
-	return r;
+	/* fls64 in the kernel: __builtin_clzll may be a libgcc call there. */
+	return x ? dp_os_fls64(x) - 1 : 0;
 }
 
-static uint32_t ilog2_ceil(uint64_t x)
+static u32 ilog2_ceil(u64 x)
 {
 	return x <= 1 ? 0 : ilog2_floor(x - 1) + 1;
 }
 
 /* Positions needed for @segs (>= 1) segments of @per_seg blocks. */
-static uint64_t positions(uint64_t segs, uint64_t per_seg)
+static u64 positions(u64 segs, u64 per_seg)
 {
 	return ((segs - 1) << ilog2_ceil(per_seg)) + per_seg;
 }
@@ -86,9 +85,9 @@ static size_t chunk_bytes(struct dp_geometry *g, size_t want, size_t base,
 	if (chunk > DP_MAX_CHUNK_SIZE)
 		chunk = DP_MAX_CHUNK_SIZE / base * base;
 	for (n = chunk / base; n > 1; n--) {
-		uint64_t nbits = b % stride ?
+		u64 nbits = b % stride ?
 				 positions(n * (base / b), g->per_seg) :
-				 (uint64_t)n * (base / stride);
+				 (u64)n * (base / stride);
 
 		if (nbits <= DP_MAX_BLOCKS_PER_CHUNK)
 			break;
@@ -165,15 +164,15 @@ const char *dp_geometry_init(struct dp_geometry *g, size_t size, size_t align,
 	 * b / stride blocks.
 	 */
 	g->seg_shift = b % stride ? ilog2_floor(b) : 31;
-	g->per_seg = (uint32_t)(b / stride);
+	g->per_seg = (u32)(b / stride);
 	chunk = chunk_bytes(g, chunk_size, base, b, stride);
 	if (!(b % stride))
-		g->per_seg = (uint32_t)(chunk / stride);
+		g->per_seg = (u32)(chunk / stride);
 
-	g->size = (uint32_t)size;
-	g->stride = (uint32_t)stride;
-	g->align = (uint32_t)align;
-	g->boundary = (uint32_t)b;
+	g->size = (u32)size;
+	g->stride = (u32)stride;
+	g->align = (u32)align;
+	g->boundary = (u32)b;
 	g->chunk_size = chunk;
 	g->page_shift = ilog2_floor(page_size);
 	g->one_seg = !(b % stride);
@@ -181,23 +180,23 @@ const char *dp_geometry_init(struct dp_geometry *g, size_t size, size_t align,
 		g->blocks = g->per_seg;
 		g->nbits = g->per_seg;
 	} else {
-		uint64_t nbits = positions(chunk / b, g->per_seg);
+		u64 nbits = positions(chunk / b, g->per_seg);
 
 		if (nbits > DP_MAX_BLOCKS_PER_CHUNK)
 			return "too many block positions for one chunk";
-		g->blocks = (uint32_t)(chunk / b) * g->per_seg;
-		g->nbits = (uint32_t)nbits;
+		g->blocks = (u32)(chunk / b) * g->per_seg;
+		g->nbits = (u32)nbits;
 	}
 	if (!g->blocks || g->nbits > DP_MAX_BLOCKS_PER_CHUNK)
 		return "no chunk the bitmap can describe holds a block";
 	g->seg_bits = ilog2_ceil(g->per_seg);
 	g->nwords = (g->nbits + 63) / 64;
 	/* ceil(2^32 / stride) without a 64-bit division (32-bit kernels). */
-	g->recip = (uint64_t)(0xffffffffu / (uint32_t)stride) + 1;
+	g->recip = (u64)(0xffffffffu / (u32)stride) + 1;
 	if (g->one_seg || chunk == b) {
 		g->fast_recip = g->recip;
-		g->fast_m = stride >= 2 ? recip64((uint32_t)stride) : 0;
-		g->nstate = (uint32_t)((chunk - 1) / stride + 1);
+		g->fast_m = stride >= 2 ? recip64((u32)stride) : 0;
+		g->nstate = (u32)((chunk - 1) / stride + 1);
 	} else {
 		g->fast_recip = 0;
 		g->nstate = g->nbits;

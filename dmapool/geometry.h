@@ -46,22 +46,25 @@
 #define DP_CHUNK_MIN_BLOCKS	64u
 
 struct dp_geometry {
-	uint32_t size;		/* block size after rounding to align */
-	uint32_t stride;	/* distance between block starts in a segment */
-	uint32_t align;
-	uint32_t boundary;	/* effective boundary (kernel semantics) */
-	uint32_t per_seg;	/* blocks per segment */
-	uint32_t seg_bits;	/* slot bits in a position */
-	uint32_t seg_shift;	/* log2(segment bytes); 31 for one segment */
-	uint32_t blocks;	/* blocks per chunk */
-	uint32_t nbits;		/* positions per chunk (holes included) */
-	uint32_t nwords;	/* 64-bit bitmap words */
-	uint32_t nstate;	/* state words per chunk (>= nbits) */
-	uint64_t recip;		/* ceil(2^32 / stride) */
-	uint64_t fast_recip;	/* recip for one-segment chunks, else 0 */
-	uint64_t fast_m;	/* ceil(2^64 / stride) for them (stride >= 2),
-				 * else 0: see dp_block_check_fast() */
-	uint32_t page_shift;
+	u32 size;		/* block size after rounding to align */
+	u32 stride;		/* distance between block starts in a segment */
+	u32 align;
+	u32 boundary;		/* effective boundary (kernel semantics) */
+	u32 per_seg;		/* blocks per segment */
+	u32 seg_bits;		/* slot bits in a position */
+	u32 seg_shift;		/* log2(segment bytes); 31 for one segment */
+	u32 blocks;		/* blocks per chunk */
+	u32 nbits;		/* positions per chunk (holes included) */
+	u32 nwords;		/* 64-bit bitmap words */
+	u32 nstate;		/* state words per chunk (>= nbits) */
+	u64 recip;		/* ceil(2^32 / stride) */
+	u64 fast_recip;		/* recip for one-segment chunks, else 0 */
+	/*
+	 * ceil(2^64 / stride) for them (stride >= 2), else 0: see
+	 * dp_block_check_fast()
+	 */
+	u64 fast_m;
+	u32 page_shift;
 	bool one_seg;		/* no block can cross the boundary */
 	size_t chunk_size;
 	size_t chunk_align;	/* what the backend must align chunks to */
@@ -76,7 +79,7 @@ const char *dp_geometry_init(struct dp_geometry *g, size_t size, size_t align,
 			     size_t chunk_size, size_t page_size);
 
 /* Offset of the block at position @pos. */
-static inline size_t dp_geo_offset(const struct dp_geometry *g, uint32_t pos)
+static inline size_t dp_geo_offset(const struct dp_geometry *g, u32 pos)
 {
 	size_t seg, slot;
 
@@ -92,28 +95,28 @@ static inline size_t dp_geo_offset(const struct dp_geometry *g, uint32_t pos)
  * in *pos; false when @off is not the start of a block.
  */
 static inline bool dp_geo_position(const struct dp_geometry *g, size_t off,
-				   uint32_t *pos)
+				   u32 *pos)
 {
-	uint64_t seg, in, slot;
+	u64 seg, in, slot;
 
 	if (DP_LIKELY(g->one_seg)) {
 		/* off < chunk_size = per_seg * stride bounds the slot. */
-		slot = ((uint64_t)off * g->recip) >> 32;
-		*pos = (uint32_t)slot;
+		slot = ((u64)off * g->recip) >> 32;
+		*pos = (u32)slot;
 		return slot * g->stride == off;
 	}
 	seg = off >> g->seg_shift;
-	in = off & (((uint64_t)1 << g->seg_shift) - 1);
+	in = off & (((u64)1 << g->seg_shift) - 1);
 	slot = (in * g->recip) >> 32;
 	if (DP_UNLIKELY(slot * g->stride != in || slot >= g->per_seg))
 		return false;
-	*pos = (uint32_t)(seg << g->seg_bits | slot);
+	*pos = (u32)(seg << g->seg_bits | slot);
 	return true;
 }
 
 /* Is @pos a position that holds a block (not a hole between segments)? */
 static inline bool dp_geo_valid_position(const struct dp_geometry *g,
-					 uint64_t pos)
+					 u64 pos)
 {
 	if (DP_LIKELY(g->one_seg))
 		return pos < g->nbits;

@@ -24,7 +24,7 @@ static DP_NOINLINE void free_handle_null(void *vaddr, dmapool_dma_t dma)
 }
 
 /* Is @pos a block of @c's geometry, and where is it? */
-static bool handle_block(const struct dmapool *pool, uint32_t pos,
+static bool handle_block(const struct dmapool *pool, u32 pos,
 			 size_t *off)
 {
 	if (DP_UNLIKELY(!dp_geo_valid_position(&pool->geo, pos)))
@@ -35,14 +35,14 @@ static bool handle_block(const struct dmapool *pool, uint32_t pos,
 
 /* Why a free by handle failed; not pinned, no lock held. */
 static DP_NOINLINE void handle_judge(struct dmapool *pool, void *vaddr,
-				     dmapool_dma_t dma, uint64_t h)
+				     dmapool_dma_t dma, u64 h)
 {
-	const uint32_t pos = dp_handle_pos(h);
-	const uint32_t want = dp_handle_state(h);
+	const u32 pos = dp_handle_pos(h);
+	const u32 want = dp_handle_state(h);
 	struct dp_chunk *c = dp_slot_record(pool, dp_handle_id(h));
 	struct dp_pending p;
 	size_t off = 0;
-	uint32_t s;
+	u32 s;
 
 	if (!c || !handle_block(pool, pos, &off) || !DP_READ_ONCE(c->live)) {
 		/* Maybe a block of another pool, handed to the wrong one. */
@@ -60,15 +60,16 @@ static DP_NOINLINE void handle_judge(struct dmapool *pool, void *vaddr,
 			       "dma address does not belong to this block");
 		p.r.block = vaddr;
 		p.r.block_dma = c->dma + off;
-	} else if (((s = DP_READ_ONCE(c->st[pos])) ^ want) >> DP_ST_GEN_SHIFT) {
-		dp_report_fill(pool, &p, DMAPOOL_R_STALE_HANDLE, vaddr, dma,
-			       "handle is from an earlier allocation of this block");
-		p.r.block = vaddr;
-		p.r.block_dma = dma;
 	} else {
-		dp_report_fill(pool, &p, DMAPOOL_R_DOUBLE_FREE, vaddr, dma,
-			       (s & DP_ST_ALLOC) ? "block was freed by a racing call" :
-			       "block is not allocated: already freed (it may be waiting in quarantine or for its owner to take it back)");
+		s = DP_READ_ONCE(c->st[pos]);
+		if ((s ^ want) >> DP_ST_GEN_SHIFT)
+			dp_report_fill(pool, &p, DMAPOOL_R_STALE_HANDLE, vaddr,
+				       dma, "handle is from an earlier allocation of this block");
+		else
+			dp_report_fill(pool, &p, DMAPOOL_R_DOUBLE_FREE, vaddr,
+				       dma, (s & DP_ST_ALLOC) ?
+				       "block was freed by a racing call" :
+				       "block is not allocated: already freed (it may be waiting in quarantine or for its owner to take it back)");
 		p.r.block = vaddr;
 		p.r.block_dma = dma;
 	}
@@ -76,12 +77,14 @@ static DP_NOINLINE void handle_judge(struct dmapool *pool, void *vaddr,
 	dp_report_deliver(pool, &p);
 }
 
-/* Everything but the owner's free of a fast pool's block: the same checks
- * for every geometry, then the steps of any free. */
+/*
+ * Everything but the owner's free of a fast pool's block: the same checks
+ * for every geometry, then the steps of any free.
+ */
 static DP_NOINLINE void free_handle_slow(struct dmapool *pool, void *vaddr,
-					 dmapool_dma_t dma, uint64_t h)
+					 dmapool_dma_t dma, u64 h)
 {
-	const uint32_t pos = dp_handle_pos(h);
+	const u32 pos = dp_handle_pos(h);
 	struct dp_chunk *c = dp_slot_record(pool, dp_handle_id(h));
 	size_t off;
 
@@ -96,7 +99,7 @@ static DP_NOINLINE void free_handle_slow(struct dmapool *pool, void *vaddr,
 }
 
 void dmapool_free_handle(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
-			 uint64_t h)
+			 u64 h)
 {
 	const size_t pos = (size_t)dp_handle_pos(h);
 	struct dp_chunk *c;

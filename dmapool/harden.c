@@ -36,7 +36,7 @@
 
 #define POISON_WORD	(0x0101010101010101ull * DP_POISON_BYTE)
 
-static const uint64_t poison_pattern[DP_REDZONE_KEY_WORDS] = {
+static const u64 poison_pattern[DP_REDZONE_KEY_WORDS] = {
 	POISON_WORD, POISON_WORD, POISON_WORD, POISON_WORD,
 	POISON_WORD, POISON_WORD, POISON_WORD, POISON_WORD,
 };
@@ -54,12 +54,14 @@ const char *dp_harden_check_opts(const struct dmapool_opts *o)
 	return NULL;
 }
 
-/* Random key bytes, none 0x00 or 0xff: a device zero-fill or all-ones fill
- * over a redzone changes every byte of it. */
-static void make_key(uint64_t *key)
+/*
+ * Random key bytes, none 0x00 or 0xff: a device zero-fill or all-ones fill
+ * over a redzone changes every byte of it.
+ */
+static void make_key(u64 *key)
 {
-	uint64_t s = dp_os_random_seed();
-	uint8_t *b = (uint8_t *)key;
+	u64 s = dp_os_random_seed();
+	u8 *b = (u8 *)key;
 	unsigned int i;
 
 	for (i = 0; i < DP_REDZONE_KEY_WORDS; i++)
@@ -71,7 +73,7 @@ static void make_key(uint64_t *key)
 
 void dp_harden_init(struct dmapool *pool, const struct dmapool_opts *o)
 {
-	uint32_t steps = 0;
+	u32 steps = 0;
 
 	if (o->flags & DMAPOOL_OPT_POISON)
 		steps |= DP_STEP_POISON;
@@ -92,19 +94,19 @@ void dp_harden_init(struct dmapool *pool, const struct dmapool_opts *o)
 			       DP_QUARANTINE_DEFAULT;
 	pool->poison_sample = o->poison_sample ? o->poison_sample :
 			      DP_POISON_SAMPLE_DEFAULT;
-	pool->sample_cut = ((uint64_t)1 << 32) / pool->poison_sample;
+	pool->sample_cut = ((u64)1 << 32) / pool->poison_sample;
 	pool->seed = o->seed ? o->seed : dp_os_random_seed();
 	if (steps & DP_STEP_REDZONE)
 		make_key(pool->key);
 }
 
-static uint8_t pattern_byte(const uint64_t *pat, size_t i)
+static u8 pattern_byte(const u64 *pat, size_t i)
 {
-	return ((const uint8_t *)pat)[i % DP_REDZONE_KEY_BYTES];
+	return ((const u8 *)pat)[i % DP_REDZONE_KEY_BYTES];
 }
 
 /* Write the 64-byte-periodic @pat over @n bytes at @p. */
-static void fill_pattern(uint8_t *p, size_t n, const uint64_t *pat)
+static void fill_pattern(u8 *p, size_t n, const u64 *pat)
 {
 	size_t i;
 
@@ -115,12 +117,12 @@ static void fill_pattern(uint8_t *p, size_t n, const uint64_t *pat)
 }
 
 /* The first of @n bytes at @p that differs from @pat, or @n. */
-static size_t first_diff(const uint8_t *p, size_t n, const uint64_t *pat)
+static size_t first_diff(const u8 *p, size_t n, const u64 *pat)
 {
 	size_t i;
 
 	for (i = 0; i + 8 <= n; i += 8) {
-		uint64_t v;
+		u64 v;
 
 		__builtin_memcpy(&v, p + i, 8);
 		if (v != pat[(i / 8) % DP_REDZONE_KEY_WORDS])
@@ -137,15 +139,15 @@ static size_t first_diff(const uint8_t *p, size_t n, const uint64_t *pat)
  * (yes) reads the block once, 8 bytes at a time, with no early exit and no
  * pattern index; first_diff() then finds where, in the rare other case.
  */
-static bool all_poison(const uint8_t *p, size_t n)
+static bool all_poison(const u8 *p, size_t n)
 {
-	uint64_t acc = 0, a[4] = { 0, 0, 0, 0 };
+	u64 acc = 0, a[4] = { 0, 0, 0, 0 };
 	size_t i, j;
 
 	/* Four independent accumulators: no dependency chain through acc. */
 	for (i = 0; i + 32 <= n; i += 32) {
 		for (j = 0; j < 4; j++) {
-			uint64_t v;
+			u64 v;
 
 			__builtin_memcpy(&v, p + i + 8 * j, 8);
 			a[j] |= v ^ POISON_WORD;
@@ -153,7 +155,7 @@ static bool all_poison(const uint8_t *p, size_t n)
 	}
 	acc = a[0] | a[1] | a[2] | a[3];
 	for (; i + 8 <= n; i += 8) {
-		uint64_t v;
+		u64 v;
 
 		__builtin_memcpy(&v, p + i, 8);
 		acc |= v ^ POISON_WORD;
@@ -172,10 +174,10 @@ static bool all_poison(const uint8_t *p, size_t n)
 static void device_report(struct dmapool *pool, struct dp_pending *p,
 			  enum dmapool_report_kind kind,
 			  const struct dp_chunk *c, size_t boff, size_t start,
-			  size_t n, const uint64_t *pat, size_t first,
+			  size_t n, const u64 *pat, size_t first,
 			  const char *detail)
 {
-	const uint8_t *b = (const uint8_t *)(c->vaddr + boff);
+	const u8 *b = (const u8 *)(c->vaddr + boff);
 	const size_t off = start + first;
 	size_t i;
 
@@ -184,7 +186,7 @@ static void device_report(struct dmapool *pool, struct dp_pending *p,
 	p->r.block_dma = c->dma + boff;
 	p->r.offset = off;
 	for (i = first; i < n; i++) {
-		uint8_t v = b[start + i];
+		u8 v = b[start + i];
 
 		if (p->r.found_len < sizeof(p->r.found))
 			p->r.found[p->r.found_len++] = v;
@@ -195,8 +197,8 @@ static void device_report(struct dmapool *pool, struct dp_pending *p,
 void dp_harden_chunk_init(struct dmapool *pool, struct dp_chunk *c)
 {
 	const struct dp_geometry *g = &pool->geo;
-	uint8_t *base = (uint8_t *)c->vaddr;
-	uint32_t pos;
+	u8 *base = (u8 *)c->vaddr;
+	u32 pos;
 
 	if (pool->steps & (DP_STEP_POISON | DP_STEP_SAMPLED))
 		dp_os_memset(base, DP_POISON_BYTE, g->chunk_size);
@@ -214,30 +216,32 @@ void dp_harden_chunk_init(struct dmapool *pool, struct dp_chunk *c)
  * allocated), the same at both ends.
  */
 static bool sampled_whole(const struct dmapool *pool, const struct dp_chunk *c,
-			  uint32_t pos, uint32_t st)
+			  u32 pos, u32 st)
 {
-	/* A keyed mix (two multiply-xorshift rounds): the top 32 bits are
-	 * below 2^32 / N for one block in N, unpredictable without the seed. */
-	uint64_t k = (pool->seed ^ c->dma ^ ((uint64_t)pos << 32) ^ st) *
+	/*
+	 * A keyed mix (two multiply-xorshift rounds): the top 32 bits are
+	 * below 2^32 / N for one block in N, unpredictable without the seed.
+	 */
+	u64 k = (pool->seed ^ c->dma ^ ((u64)pos << 32) ^ st) *
 		     0x9e3779b97f4a7c15ull;
 
 	k = (k ^ (k >> 29)) * 0xbf58476d1ce4e5b9ull;
 	return (k ^ (k >> 32)) >> 32 < pool->sample_cut;
 }
 
-static uint32_t head_bytes(const struct dp_geometry *g)
+static u32 head_bytes(const struct dp_geometry *g)
 {
 	return g->size < DP_POISON_HEAD ? g->size : DP_POISON_HEAD;
 }
 
 bool dp_harden_free_bytes(struct dmapool *pool, struct dp_chunk *c,
-			  uint32_t pos, uint32_t st, bool zero,
+			  u32 pos, u32 st, bool zero,
 			  struct dp_pending *p)
 {
 	const struct dp_geometry *g = &pool->geo;
 	const size_t off = dp_geo_offset(g, pos);
-	uint8_t *b = (uint8_t *)(c->vaddr + off);
-	const uint32_t steps = pool->steps;
+	u8 *b = (u8 *)(c->vaddr + off);
+	const u32 steps = pool->steps;
 	bool bad = false;
 
 	if (steps & DP_STEP_REDZONE) {
@@ -265,7 +269,7 @@ bool dp_harden_free_bytes(struct dmapool *pool, struct dp_chunk *c,
 				     sampled_whole(pool, c, pos, st) ?
 				     g->size : head_bytes(g));
 		} else {
-			const uint64_t w = POISON_WORD;
+			const u64 w = POISON_WORD;
 
 			/* The usual case: two words, no call. */
 			__builtin_memcpy(b, &w, 8);
@@ -276,18 +280,18 @@ bool dp_harden_free_bytes(struct dmapool *pool, struct dp_chunk *c,
 }
 
 bool dp_harden_alloc_check(struct dmapool *pool, struct dp_chunk *c,
-			   uint32_t pos, uint32_t st, struct dp_pending *p)
+			   u32 pos, u32 st, struct dp_pending *p)
 {
 	const struct dp_geometry *g = &pool->geo;
 	const size_t off = dp_geo_offset(g, pos);
-	const uint8_t *b = (const uint8_t *)(c->vaddr + off);
+	const u8 *b = (const u8 *)(c->vaddr + off);
 	size_t n = g->size, first;
 
 	if ((pool->steps & DP_STEP_SAMPLED) &&
 	    !sampled_whole(pool, c, pos, st)) {
 		n = head_bytes(g);
 		if (DP_LIKELY(n == DP_POISON_HEAD)) {
-			uint64_t x, y;
+			u64 x, y;
 
 			/* The usual case: two words. */
 			__builtin_memcpy(&x, b, 8);

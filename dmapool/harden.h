@@ -18,12 +18,14 @@
 #include "report.h"
 
 #define DP_POISON_BYTE		DMAPOOL_POISON_BYTE
-/* Sampled poison: bytes checked in every block (an embedded free list's
- * {next, dma} live there), and the default 1-in-N whole-block rate. */
+/*
+ * Sampled poison: bytes checked in every block (an embedded free list's
+ * {next, dma} live there), and the default 1-in-N whole-block rate.
+ */
 #define DP_POISON_HEAD		16u
 #define DP_POISON_SAMPLE_DEFAULT 64u
 #define DP_QUARANTINE_DEFAULT	256u
-#define DP_QUARANTINE_LIMIT	(1u << 20)
+#define DP_QUARANTINE_LIMIT	((u32)1 << 20)
 
 /* Options this file judges; NULL or why they are refused. */
 const char *dp_harden_check_opts(const struct dmapool_opts *o);
@@ -36,13 +38,13 @@ void dp_harden_chunk_init(struct dmapool *pool, struct dp_chunk *c);
  * @st: its state word after the claim.  True when a report was filled.
  */
 bool dp_harden_free_bytes(struct dmapool *pool, struct dp_chunk *c,
-			  uint32_t pos, uint32_t st, bool zero,
+			  u32 pos, u32 st, bool zero,
 			  struct dp_pending *p);
 /*
  * The check of a block just allocated (the caller's now); @st: its state
  * word before the allocation.  True when a report was filled.
  */
 bool dp_harden_alloc_check(struct dmapool *pool, struct dp_chunk *c,
-			   uint32_t pos, uint32_t st, struct dp_pending *p);
+			   u32 pos, u32 st, struct dp_pending *p);
 
 #endif /* DMAPOOL_HARDEN_H */

@@ -37,6 +37,7 @@ struct dp_chunk dp_chunk_none = {
 	.fast_owner = DP_OWNER_NONE, .owner = DP_OWNER_NONE,
 	.vaddr = DP_NO_MEMORY,
 };
+
 struct dp_chunk dp_chunk_tomb = {
 	.fast_owner = DP_OWNER_NONE, .owner = DP_OWNER_NONE,
 	.vaddr = DP_NO_MEMORY,
@@ -52,44 +53,44 @@ static bool empty(const struct dp_chunk *c)
 	return c == &dp_chunk_none || c == &dp_chunk_tomb;
 }
 
-static size_t table_bytes(uint32_t nbuckets)
+static size_t table_bytes(u32 nbuckets)
 {
 	return sizeof(struct dp_hash_table) +
 	       (size_t)nbuckets * sizeof(struct dp_chunk *);
 }
 
-static uint32_t log2_floor(uint64_t x)
+static u32 log2_floor(u64 x)
 {
-	uint32_t r = 0;
+	u32 r = 0;
 
 	while (x >>= 1)
 		r++;
 	return r;
 }
 
-static uint64_t grains(const struct dp_index *ix, size_t len)
+static u64 grains(const struct dp_index *ix, size_t len)
 {
 	return (len + ((size_t)1 << ix->grain_shift) - 1) >> ix->grain_shift;
 }
 
-static uint32_t home(const struct dp_index *ix,
-		     const struct dp_hash_table *t, uint64_t g)
+static u32 home(const struct dp_index *ix,
+		const struct dp_hash_table *t, u64 g)
 {
-	return (uint32_t)dp_hash_home(t, (uintptr_t)g << ix->grain_shift);
+	return (u32)dp_hash_home(t, (uintptr_t)g << ix->grain_shift);
 }
 
 /* Buckets for @live mappings: at most a quarter full. */
-static uint32_t buckets_for(uint64_t live)
+static u32 buckets_for(u64 live)
 {
-	uint64_t n = MIN_BUCKETS;
+	u64 n = MIN_BUCKETS;
 
 	while (n < 4 * live)
 		n *= 2;
-	return n > 0x80000000u ? 0x80000000u : (uint32_t)n;
+	return n > 0x80000000u ? 0x80000000u : (u32)n;
 }
 
-static uint32_t hash_nodes_needed(const struct dp_index *ix, uintptr_t start,
-				  size_t len)
+static u32 hash_nodes_needed(const struct dp_index *ix, uintptr_t start,
+			     size_t len)
 {
 	return 0;
 }
@@ -97,18 +98,18 @@ static uint32_t hash_nodes_needed(const struct dp_index *ix, uintptr_t start,
 static size_t hash_table_needed(const struct dp_index *ix, size_t len)
 {
 	const struct dp_hash_table *t = ix->hash.table;
-	const uint64_t add = grains(ix, len);
+	const u64 add = grains(ix, len);
 
-	if (t && 4 * (t->used + add) <= (uint64_t)t->mask + 1)
+	if (t && 4 * (t->used + add) <= (u64)t->mask + 1)
 		return 0;
 	return table_bytes(buckets_for((t ? t->live : 0) + add));
 }
 
 /* Map granule @g to @c in @t (which has room); @fresh: not yet published. */
 static void put(const struct dp_index *ix, struct dp_hash_table *t,
-		uint64_t g, struct dp_chunk *c, bool fresh)
+		u64 g, struct dp_chunk *c, bool fresh)
 {
-	uint32_t i = home(ix, t, g);
+	u32 i = home(ix, t, g);
 
 	while (!empty(t->b[i]))
 		i = (i + 1) & t->mask;
@@ -126,7 +127,7 @@ static void put_range(const struct dp_index *ix, struct dp_hash_table *t,
 		      uintptr_t start, size_t len, struct dp_chunk *c,
 		      bool fresh)
 {
-	uint64_t g = start >> ix->grain_shift, n = grains(ix, len);
+	u64 g = start >> ix->grain_shift, n = grains(ix, len);
 
 	for (; n; n--, g++)
 		put(ix, t, g, c, fresh);
@@ -136,12 +137,14 @@ static void *hash_table_give(struct dp_index *ix, void *mem, size_t bytes)
 {
 	struct dp_hash_table *old = ix->hash.table, *t = mem;
 	const size_t len = ix->hash.len;
-	uint32_t n = MIN_BUCKETS, i;
+	u32 n = MIN_BUCKETS, i;
 
 	while (table_bytes(n * 2) <= bytes && n < 0x80000000u)
 		n *= 2;
-	/* Too small for what it must hold, or no better than the table now
-	 * (someone replaced it meanwhile): not taken. */
+	/*
+	 * Too small for what it must hold, or no better than the table now
+	 * (someone replaced it meanwhile): not taken.
+	 */
 	if (table_bytes(n) > bytes || (old && n < buckets_for(old->live + 1)) ||
 	    (old && n <= old->mask + 1 && old->used == old->live))
 		return mem;
@@ -159,7 +162,7 @@ static void *hash_table_give(struct dp_index *ix, void *mem, size_t bytes)
 
 		if (empty(c) ||
 		    dp_hash_find_fast(&(struct dp_hash){ t->b, len,
-							 ix->hash.gmask, t },
+				      ix->hash.gmask, t },
 				      c->vaddr) == c)
 			continue;
 		put_range(ix, t, c->vaddr, len, c, true);
@@ -177,10 +180,12 @@ static void hash_insert(struct dp_index *ix, uintptr_t start, size_t len,
 	struct dp_hash_table *t = ix->hash.table;
 
 	if (DP_WARN_ON(!t || 4 * (t->used + grains(ix, len)) >
-			     (uint64_t)t->mask + 1))
+			     (u64)t->mask + 1))
 		return;
-	/* Pools set it at create (every chunk has one length); other users
-	 * of the index at the first insert, before any lookup. */
+	/*
+	 * Pools set it at create (every chunk has one length); other users
+	 * of the index at the first insert, before any lookup.
+	 */
 	if (ix->hash.len != len)
 		DP_WRITE_ONCE(ix->hash.len, len);
 	put_range(ix, t, start, len, c, false);
@@ -189,11 +194,11 @@ static void hash_insert(struct dp_index *ix, uintptr_t start, size_t len,
 static void hash_clear(struct dp_index *ix, uintptr_t start, size_t len)
 {
 	struct dp_hash_table *t = ix->hash.table;
-	uint64_t g = start >> ix->grain_shift, n = grains(ix, len);
+	u64 g = start >> ix->grain_shift, n = grains(ix, len);
 	struct dp_chunk *c = dp_hash_lookup(&ix->hash, start);
 
 	for (; t && c && n; n--, g++) {
-		uint32_t i = home(ix, t, g);
+		u32 i = home(ix, t, g);
 
 		for (; t->b[i] != &dp_chunk_none; i = (i + 1) & t->mask)
 			if (t->b[i] == c) {

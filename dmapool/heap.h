@@ -31,14 +31,14 @@ struct dmapool;
 
 struct dp_qent {
 	struct dp_chunk *c;
-	uint32_t pos;
-	uint32_t epoch;
+	u32 pos;
+	u32 epoch;
 };
 
 struct dp_quarantine {
 	struct dp_qent *ring;		/* oldest at head */
-	uint32_t head, count, max;	/* count: DP_WRITE_ONCE (stats) */
-	uint64_t forced;		/* released by the bound, not quiesce */
+	u32 head, count, max;		/* count: DP_WRITE_ONCE (stats) */
+	u64 forced;			/* released by the bound, not quiesce */
 };
 
 struct dp_heap {
@@ -50,22 +50,24 @@ struct dp_heap {
 	 * leaves @cur's summary bit set when the word empties; the slow path
 	 * clears it and stages the next word.  Never NULL (dp_zero_word).
 	 */
-	uint64_t *wp;
+	u64 *wp;
 	struct dp_chunk *cur;
-	uint32_t base;			/* position of bit 0 of *wp (*swp) */
-	uint32_t nempty;
-	/* The staged word of pools whose allocations have byte steps (poison
+	u32 base;			/* position of bit 0 of *wp (*swp) */
+	u32 nempty;
+	/*
+	 * The staged word of pools whose allocations have byte steps (poison
 	 * checks): the same protocol, taken by alloc_stepped, while @wp
-	 * stays dp_zero_word so the fast path never hands their blocks out. */
-	uint64_t *swp;
+	 * stays dp_zero_word so the fast path never hands their blocks out.
+	 */
+	u64 *swp;
 	struct dp_chunk *avail;		/* chunks with a free block */
 	struct dp_chunk *empty;		/* empty chunks kept (auto shrink) */
 	struct dp_chunk *chunks;	/* every chunk this heap owns */
 	struct dp_chunk *remote;	/* chunks with remote frees (atomic) */
 	dp_owner_t self;		/* the owner's token */
 	struct dmapool *pool;
-	uint32_t nchunks;
-	uint64_t rng;			/* randomized placement */
+	u32 nchunks;
+	u64 rng;			/* randomized placement */
 	struct dp_quarantine q;
 	struct dp_heap *pnext;		/* every heap of the pool (lock) */
 	struct dp_heap *onext;		/* the pool's orphans (lock) */
@@ -76,17 +78,21 @@ void dp_heap_init(struct dp_heap *h, struct dmapool *pool, dp_owner_t self);
 int dp_heap_ring_alloc(struct dp_heap *h, dmapool_gfp_t gfp);
 void dp_heap_ring_free(struct dp_heap *h);
 
-/* Stage the next word with a free block, of the staged chunk or the next
+/*
+ * Stage the next word with a free block, of the staged chunk or the next
  * one listed: false when the heap has none (then the slow path refills or
- * grows). */
+ * grows).
+ */
 bool dp_heap_restage(struct dp_heap *h);
-/* The same for pools whose allocations have byte steps (pool.h,
- * alloc_stepped): the word staged in @swp, the fast path's left empty. */
+/*
+ * The same for pools whose allocations have byte steps (pool.h,
+ * alloc_stepped): the word staged in @swp, the fast path's left empty.
+ */
 bool dp_heap_restage_stepped(struct dp_heap *h);
 /* A free block for the caller; false when the heap has none. */
-bool dp_heap_take(struct dp_heap *h, struct dp_chunk **c, uint32_t *pos);
+bool dp_heap_take(struct dp_heap *h, struct dp_chunk **c, u32 *pos);
 /* The staged word when nothing is (the fast path finds it empty). */
-extern uint64_t dp_zero_word;
+extern u64 dp_zero_word;
 /*
  * Find free blocks without growing: quarantined blocks whose epoch passed,
  * remote frees, kept empty chunks.  True when the heap has a free block.
@@ -94,24 +100,28 @@ extern uint64_t dp_zero_word;
  */
 bool dp_heap_refill(struct dp_heap *h, struct dp_chunk **release);
 
-/* dp_heap_give() for a caller that already put the block back into @c's
+/*
+ * dp_heap_give() for a caller that already put the block back into @c's
  * map when the pool has neither quarantine nor automatic shrink, and found
- * the chunk was full. */
-void dp_heap_give_put(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
+ * the chunk was full.
+ */
+void dp_heap_give_put(struct dp_heap *h, struct dp_chunk *c, u32 pos,
 		      struct dp_chunk **release);
 /*
  * The owner disposes of a block it claimed: into quarantine or back to the
  * free map.  *@release (if NULL on entry, may be set): a chunk that emptied
  * and that automatic shrink gives back.
  */
-void dp_heap_give(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
+void dp_heap_give(struct dp_heap *h, struct dp_chunk *c, u32 pos,
 		  struct dp_chunk **release);
-/* For the fast free path, once per chunk per fill: @c's first free block
+/*
+ * For the fast free path, once per chunk per fill: @c's first free block
  * came back.  (The fast alloc path leaves a chunk it filled listed: the
- * next dp_heap_take() moves it off.) */
+ * next dp_heap_take() moves it off.)
+ */
 void dp_heap_relist(struct dp_heap *h, struct dp_chunk *c);
 /* Another context's free of a block it claimed: publish it to the owner. */
-void dp_heap_remote_free(struct dp_chunk *c, uint32_t pos);
+void dp_heap_remote_free(struct dp_chunk *c, u32 pos);
 
 /* Release quarantined blocks older than the pool's epoch (all: @all). */
 void dp_heap_quiesce(struct dp_heap *h, bool all,
@@ -124,15 +134,17 @@ void dp_heap_detach_chunk(struct dp_heap *h, struct dp_chunk *c);
 /* The chunks of @h now belong to the context @self (or a marker). */
 void dp_heap_set_owner(struct dp_heap *h, dp_owner_t self,
 		       struct dp_chunk **release);
-/* The empty chunks of @h beyond *@keep (which counts down), detached, on a
- * list through pnext. */
+/*
+ * The empty chunks of @h beyond *@keep (which counts down), detached, on a
+ * list through pnext.
+ */
 struct dp_chunk *dp_heap_detach_empty(struct dp_heap *h, size_t *keep);
 
 /* placement.c */
-uint64_t dp_rand_next(uint64_t *state);
-uint32_t dp_rand_below(uint64_t *state, uint32_t n);
+u64 dp_rand_next(u64 *state);
+u32 dp_rand_below(u64 *state, u32 n);
 /* A random free block of one of the first chunks of @list (not empty). */
-struct dp_chunk *dp_random_pick(struct dp_chunk *list, uint64_t *rng,
-				uint32_t *pos);
+struct dp_chunk *dp_random_pick(struct dp_chunk *list, u64 *rng,
+				u32 *pos);
 
 #endif /* DMAPOOL_HEAP_H */

@@ -6,7 +6,7 @@
 #include "index.h"
 
 int dp_index_init(struct dp_index *ix, enum dmapool_index_kind kind,
-		  uint32_t grain_shift)
+		  u32 grain_shift)
 {
 	dp_os_memset(ix, 0, sizeof(*ix));
 	ix->grain_shift = grain_shift;
@@ -67,7 +67,7 @@ void dp_index_node_retire(struct dp_index *ix, struct dp_rcu_head *head,
 	dp_call_rcu(head, fn);
 }
 
-void dp_index_add_spares(struct dp_index *ix, void *list, uint32_t n)
+void dp_index_add_spares(struct dp_index *ix, void *list, u32 n)
 {
 	void **last = list;
 
@@ -89,7 +89,7 @@ void *dp_index_steal_spares(struct dp_index *ix)
 	return list;
 }
 
-void *dp_index_alloc_nodes(const struct dp_index *ix, uint32_t n,
+void *dp_index_alloc_nodes(const struct dp_index *ix, u32 n,
 			   dmapool_gfp_t gfp)
 {
 	void **list = NULL;

@@ -35,11 +35,11 @@ struct dp_index_ops {
 	const char *name;
 	size_t node_size;
 	/* Nodes an insert of [start, start + len) may take, at most. */
-	uint32_t (*nodes_needed)(const struct dp_index *ix, uintptr_t start,
-				 size_t len);
+	u32 (*nodes_needed)(const struct dp_index *ix, uintptr_t start,
+			    size_t len);
 	/* Nodes a remove of [start, start + len) may take, at most. */
-	uint32_t (*remove_nodes_needed)(const struct dp_index *ix,
-					uintptr_t start, size_t len);
+	u32 (*remove_nodes_needed)(const struct dp_index *ix,
+				   uintptr_t start, size_t len);
 	/*
 	 * Indexes that need one contiguous table (NULL otherwise): the bytes
 	 * an insert of @len more bytes of ranges needs first (0: none), and
@@ -51,17 +51,23 @@ struct dp_index_ops {
 	/* Map [start, start + len) to @c; takes nodes from the spares. */
 	void (*insert)(struct dp_index *ix, uintptr_t start, size_t len,
 		       struct dp_chunk *c);
-	/* Unmap what insert mapped; nodes it no longer needs are freed after
-	 * a grace period. */
+	/*
+	 * Unmap what insert mapped; nodes it no longer needs are freed after
+	 * a grace period.
+	 */
 	void (*remove)(struct dp_index *ix, uintptr_t start, size_t len);
-	/* Unmap it with no node at all (a free may do this); lookups find
+	/*
+	 * Unmap it with no node at all (a free may do this); lookups find
 	 * nothing there afterwards.  When clear_keeps_entry, an entry stays
-	 * that remove() must take out before the range is inserted again. */
+	 * that remove() must take out before the range is inserted again.
+	 */
 	void (*clear)(struct dp_index *ix, uintptr_t start, size_t len);
 	bool clear_keeps_entry;
-	/* Safe under the RCU read lock or the pool lock.  May return a chunk
+	/*
+	 * Safe under the RCU read lock or the pool lock.  May return a chunk
 	 * that does not contain @addr (the radix maps whole pages): the
-	 * caller checks. */
+	 * caller checks.
+	 */
 	struct dp_chunk *(*lookup)(const struct dp_index *ix, uintptr_t addr);
 	/* Free every node (the pool is going away). */
 	void (*destroy)(struct dp_index *ix);
@@ -69,13 +75,13 @@ struct dp_index_ops {
 
 /* Radix tree keyed by page frame, 64 slots a node, grown upward on demand. */
 #define DP_RADIX_BITS	6u
-#define DP_RADIX_SLOTS	(1u << DP_RADIX_BITS)
+#define DP_RADIX_SLOTS	((u32)1 << DP_RADIX_BITS)
 
 /* What an RCU reader needs to start a walk, published as one pointer. */
 struct dp_radix_root {
 	struct dp_radix_node *node;
-	uint64_t prefix;
-	uint32_t top_shift;
+	u64 prefix;
+	u32 top_shift;
 };
 
 struct dp_radix_node {
@@ -97,8 +103,8 @@ struct dp_radix_node {
  */
 struct dp_radix {
 	struct dp_radix_node *root;
-	uint64_t prefix;
-	uint32_t top_shift;
+	u64 prefix;
+	u32 top_shift;
 	struct dp_radix_node *pub;	/* u.root mirrors the three above */
 };
 
@@ -118,7 +124,7 @@ struct dp_radix {
 struct dp_btree {
 	void *root;
 	size_t len;			/* every range's length */
-	uint32_t height;		/* levels; 0 = empty */
+	u32 height;			/* levels; 0 = empty */
 };
 
 /*
@@ -130,10 +136,10 @@ struct dp_btree {
  * past those); both describe no memory.
  */
 struct dp_hash_table {
-	uint32_t shift;			/* unused (was 64 - log2(buckets)) */
-	uint32_t mask;			/* buckets - 1 */
-	uint32_t used;			/* buckets not empty */
-	uint32_t live;			/* of which mapped */
+	u32 shift;			/* unused (was 64 - log2(buckets)) */
+	u32 mask;			/* buckets - 1 */
+	u32 used;			/* buckets not empty */
+	u32 live;			/* of which mapped */
 	struct dp_hash_table *older;	/* replaced tables (type-stable) */
 	size_t bytes;
 	struct dp_chunk *b[];
@@ -167,8 +173,8 @@ extern struct dp_hash_table dp_hash_empty;
  * constant shift and a mask keep the fast path off the shift-count
  * register).
  */
-static inline uint64_t dp_hash_home(const struct dp_hash_table *t,
-				    uintptr_t gstart)
+static inline u64 dp_hash_home(const struct dp_hash_table *t,
+			       uintptr_t gstart)
 {
 	return ((gstart * 0x9e3779b97f4a7c15ull) >> 32) & t->mask;
 }
@@ -184,7 +190,7 @@ static inline struct dp_chunk *dp_hash_find_off(const struct dp_hash *h,
 	struct dp_chunk *const *b = DP_RCU_DEREF(h->b);
 	const struct dp_hash_table *t = DP_CONTAINER_OF(b, struct dp_hash_table,
 							b[0]);
-	uint64_t i = dp_hash_home(t, va & h->gmask);
+	u64 i = dp_hash_home(t, va & h->gmask);
 
 	for (;;) {
 		struct dp_chunk *c = DP_RCU_DEREF(b[i]);
@@ -219,16 +225,17 @@ static inline struct dp_chunk *dp_hash_lookup(const struct dp_hash *h,
 struct dp_index {
 	const struct dp_index_ops *ops;
 	bool radix;			/* ops == &dp_radix_ops, for the hot path */
-	uint32_t grain_shift;		/* ranges are multiples of 1 << this,
-					 * aligned to it */
+	u32 grain_shift;		/* ranges: multiples of 1 << this, aligned */
 	size_t table_bytes;		/* hash tables, for meta_bytes */
-	struct dp_hash hash;		/* the hash kind's (outside the union:
-					 * the fast free path reads it in every
-					 * pool, and finds nothing in others) */
+	/*
+	 * The hash kind's (outside the union: the fast free path reads it in
+	 * every pool, and finds nothing in others).
+	 */
+	struct dp_hash hash;
 	size_t nodes;			/* live nodes, for meta_bytes */
 	void *spare;			/* spare nodes, linked by first word */
-	uint32_t nspare;
-	uint64_t retired;		/* nodes handed to dp_call_rcu */
+	u32 nspare;
+	u64 retired;			/* nodes handed to dp_call_rcu */
 	union {
 		struct dp_radix radix;
 		struct dp_btree btree;
@@ -241,10 +248,10 @@ extern const struct dp_index_ops dp_btree_ops;
 extern const struct dp_index_ops dp_hash_ops;
 
 static inline struct dp_chunk *dp_radix_lookup(const struct dp_radix *r,
-					       uint64_t key)
+					       u64 key)
 {
 	const struct dp_radix_node *n = r->root;
-	uint32_t s = r->top_shift;
+	u32 s = r->top_shift;
 
 	if (DP_UNLIKELY(!n || (key >> (s + DP_RADIX_BITS)) != r->prefix))
 		return NULL;
@@ -260,11 +267,11 @@ static inline struct dp_chunk *dp_radix_lookup(const struct dp_radix *r,
 
 /* Under the RCU read lock (or the pool lock). */
 static inline struct dp_chunk *dp_radix_lookup_rcu(const struct dp_radix *r,
-						   uint64_t key)
+						   u64 key)
 {
 	const struct dp_radix_node *pub = DP_RCU_DEREF(r->pub);
 	const struct dp_radix_node *n;
-	uint32_t s;
+	u32 s;
 
 	if (DP_UNLIKELY(!pub))
 		return NULL;
@@ -306,23 +313,27 @@ static inline struct dp_chunk *dp_index_lookup_rcu(const struct dp_index *ix,
 
 /* Returns 0, or -1 for an index kind this build does not have. */
 int dp_index_init(struct dp_index *ix, enum dmapool_index_kind kind,
-		  uint32_t grain_shift);
+		  u32 grain_shift);
 void dp_index_fini(struct dp_index *ix);
 size_t dp_index_meta_bytes(const struct dp_index *ix);
 
-/* For index implementations: a zeroed node from the spares (never NULL
- * after a successful reserve), and giving one back. */
+/*
+ * For index implementations: a zeroed node from the spares (never NULL
+ * after a successful reserve), and giving one back.
+ */
 void *dp_index_node_take(struct dp_index *ix);
 void dp_index_node_free(struct dp_index *ix, void *node);
-/* A node unlinked from a published index: @fn frees it after a grace
- * period (@head is inside the node, where no reader looks). */
+/*
+ * A node unlinked from a published index: @fn frees it after a grace
+ * period (@head is inside the node, where no reader looks).
+ */
 void dp_index_node_retire(struct dp_index *ix, struct dp_rcu_head *head,
 			  void (*fn)(struct dp_rcu_head *head));
 
 /* For the pool: stock the spares, and hand back what is left over. */
-void dp_index_add_spares(struct dp_index *ix, void *list, uint32_t n);
+void dp_index_add_spares(struct dp_index *ix, void *list, u32 n);
 void *dp_index_steal_spares(struct dp_index *ix);
-void *dp_index_alloc_nodes(const struct dp_index *ix, uint32_t n,
+void *dp_index_alloc_nodes(const struct dp_index *ix, u32 n,
 			   dmapool_gfp_t gfp);
 void dp_index_free_nodes(const struct dp_index *ix, void *list);
 

@@ -10,7 +10,7 @@
  *  types     u8, u16, u32, u64, s64 (the kernel's names; uint8_t..uint64_t
  *            too, which the public header uses), uintptr_t, size_t, bool,
  *            true, false, NULL; u128 where DP_HAVE_U128 is defined
- *  static_assert(cond, msg), __always_inline
+ *  static_assert(cond, msg), ARRAY_SIZE(a), __always_inline
  *  DP_LIKELY(x), DP_UNLIKELY(x)
  *  DP_NOINLINE                a cold function kept out of its caller
  *  DP_WARN_ON(cond)           internal-bug check; evaluates to cond

@@ -28,56 +28,58 @@
  */
 #include "heap.h"
 
-/* Chunks considered (the head of the heap's list of chunks with a free
- * block): walking all of them would make alloc O(chunks). */
+/*
+ * Chunks considered (the head of the heap's list of chunks with a free
+ * block): walking all of them would make alloc O(chunks).
+ */
 #define DP_RANDOM_WINDOW	16u
 
-uint64_t dp_rand_next(uint64_t *state)
+u64 dp_rand_next(u64 *state)
 {
-	uint64_t z = *state += 0x9e3779b97f4a7c15ull;
+	u64 z = *state += 0x9e3779b97f4a7c15ull;
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
 }
 
-uint32_t dp_rand_below(uint64_t *state, uint32_t n)
+u32 dp_rand_below(u64 *state, u32 n)
 {
-	return (uint32_t)(((dp_rand_next(state) >> 32) * n) >> 32);
+	return (u32)(((dp_rand_next(state) >> 32) * n) >> 32);
 }
 
 #define BYTES_ONE	0x0101010101010101ull
 
 /* Each byte of the result: the number of bits set in that byte of @x. */
-static uint64_t byte_counts(uint64_t x)
+static u64 byte_counts(u64 x)
 {
 	x -= (x >> 1) & 0x5555555555555555ull;
 	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
 	return (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
 }
 
-static uint32_t popcount64(uint64_t x)
+static u32 popcount64(u64 x)
 {
-	return (uint32_t)((byte_counts(x) * BYTES_ONE) >> 56);
+	return (u32)((byte_counts(x) * BYTES_ONE) >> 56);
 }
 
 /* Position of the @k-th (from 0) set bit of @x, which has more than @k. */
-static uint32_t select64(uint64_t x, uint32_t k)
+static u32 select64(u64 x, u32 k)
 {
-	/* Byte i of upto: bits set in bytes 0..i (at most 64: no carry). */
-	const uint64_t upto = byte_counts(x) * BYTES_ONE;
+	/* Byte i of prefix: bits set in bytes 0..i (at most 64: no carry). */
+	const u64 prefix = byte_counts(x) * BYTES_ONE;
 	/*
 	 * The byte holding the bit is the number of bytes whose running
 	 * count is <= k.  (k | 0x80) - upto_i keeps its top bit exactly when
 	 * k >= upto_i, and never borrows from the next byte (both are below
 	 * 0x80): so count those top bits.
 	 */
-	const uint64_t le = ((k * BYTES_ONE) | 0x8080808080808080ull) - upto;
-	const uint32_t b = (uint32_t)((((le & 0x8080808080808080ull) >> 7) *
-				       BYTES_ONE) >> 56);
+	const u64 le = ((k * BYTES_ONE) | 0x8080808080808080ull) - prefix;
+	const u32 b = (u32)((((le & 0x8080808080808080ull) >> 7) *
+			     BYTES_ONE) >> 56);
 
 	if (b)
-		k -= (uint32_t)(upto >> (8 * (b - 1))) & 0xff;
+		k -= (u32)(prefix >> (8 * (b - 1))) & 0xff;
 	x >>= 8 * b;
 	while (k--)
 		x &= x - 1;
@@ -92,22 +94,22 @@ static uint32_t select64(uint64_t x, uint32_t k)
  * 1 / (64 x words with a free block), and all are equally likely when those
  * words are equally free.
  */
-static uint32_t random_free(const struct dp_chunk *c, uint64_t *rng)
+static u32 random_free(const struct dp_chunk *c, u64 *rng)
 {
-	const uint64_t s = c->summary;
-	uint32_t w = s & (s - 1) ?
+	const u64 s = c->summary;
+	u32 w = s & (s - 1) ?
 		     select64(s, dp_rand_below(rng, popcount64(s))) :
 		     dp_os_ctz64(s);
-	uint64_t word = c->map[w];
+	u64 word = c->map[w];
 
 	return w * 64 + select64(word, dp_rand_below(rng, popcount64(word)));
 }
 
-struct dp_chunk *dp_random_pick(struct dp_chunk *list, uint64_t *rng,
-				uint32_t *pos)
+struct dp_chunk *dp_random_pick(struct dp_chunk *list, u64 *rng,
+				u32 *pos)
 {
 	struct dp_chunk *c = list;
-	uint32_t n, k;
+	u32 n, k;
 
 	k = dp_rand_below(rng, DP_RANDOM_WINDOW);
 	for (n = 1; n <= k && c->next; n++)

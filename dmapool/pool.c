@@ -31,7 +31,6 @@
 				 DMAPOOL_OPT_SHARED | \
 				 DMAPOOL_OPT_POISON_SAMPLED)
 
-
 void dmapool_opts_init(struct dmapool_opts *o)
 {
 	dp_os_memset(o, 0, sizeof(*o));
@@ -42,7 +41,7 @@ static const char *check_opts(const struct dmapool_opts *o)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(o->reserved) / sizeof(o->reserved[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(o->reserved); i++)
 		if (o->reserved[i])
 			return "reserved option fields must be zero";
 	if (o->reserved32)
@@ -81,9 +80,9 @@ static void dp_pool_paths(struct dmapool *pool, const struct dmapool_opts *o)
 }
 
 /* The index's granule: what every chunk is aligned to and a multiple of. */
-static uint32_t grain_shift(const struct dp_geometry *g)
+static u32 grain_shift(const struct dp_geometry *g)
 {
-	uint32_t s = 0;
+	u32 s = 0;
 
 	while (((size_t)2 << s) <= g->chunk_align)
 		s++;
@@ -182,20 +181,20 @@ struct dmapool *dmapool_create(const char *name, struct dmapool_dev *dev,
 
 /* ---- reading the records ------------------------------------------------ */
 
-static uint32_t allocated_in(const struct dmapool *pool,
-			     const struct dp_chunk *c)
+static u32 allocated_in(const struct dmapool *pool,
+			const struct dp_chunk *c)
 {
-	uint32_t pos, n = 0;
+	u32 pos, n = 0;
 
 	for (pos = 0; pos < pool->geo.nstate; pos++)
 		n += DP_READ_ONCE(c->st[pos]) & DP_ST_ALLOC;
 	return n;
 }
 
-static uint32_t pending_in(const struct dmapool *pool,
-			   const struct dp_chunk *c)
+static u32 pending_in(const struct dmapool *pool,
+		      const struct dp_chunk *c)
 {
-	uint32_t w, n = 0;
+	u32 w, n = 0;
 
 	for (w = 0; w < pool->geo.nwords; w++)
 		n += dp_os_popcount64(DP_READ_ONCE(c->rem->words[w]));
@@ -203,10 +202,10 @@ static uint32_t pending_in(const struct dmapool *pool,
 }
 
 /* Blocks allocated now, over every live chunk; lock held. */
-static uint64_t in_use(struct dmapool *pool, uint64_t *pending)
+static u64 in_use(struct dmapool *pool, u64 *pending)
 {
-	uint64_t n = 0;
-	uint32_t id;
+	u64 n = 0;
+	u32 id;
 
 	*pending = 0;
 	for (id = 1; id < pool->nslots; id++) {
@@ -223,7 +222,7 @@ static uint64_t in_use(struct dmapool *pool, uint64_t *pending)
 void dmapool_destroy(struct dmapool *pool)
 {
 	struct dp_pending p;
-	uint64_t busy, pending;
+	u64 busy, pending;
 	dp_irqflags_t flags;
 
 	if (!pool)
@@ -243,14 +242,16 @@ void dmapool_destroy(struct dmapool *pool)
 		dp_report_deliver(pool, &p);
 	}
 	dp_supply_fini(pool);
-	/* B-tree nodes retired earlier: their callbacks need nothing of us,
-	 * but userspace runs them only when asked. */
+	/*
+	 * B-tree nodes retired earlier: their callbacks need nothing of us,
+	 * but userspace runs them only when asked.
+	 */
 	dp_rcu_reclaim();
 	dp_os_dev_put(pool->dev);
 	pool_free(pool);
 }
 
-static uint64_t heap_bytes(const struct dp_heap *h)
+static u64 heap_bytes(const struct dp_heap *h)
 {
 	return h->q.ring ? h->q.max * sizeof(*h->q.ring) : 0;
 }
@@ -258,10 +259,10 @@ static uint64_t heap_bytes(const struct dp_heap *h)
 static void get_stats(struct dmapool *pool, struct dmapool_stats *st)
 {
 	const struct dp_geometry *g = &pool->geo;
-	uint64_t heaps = 0, rings = 0, pending;
+	u64 heaps = 0, rings = 0, pending;
 	struct dp_heap *h;
 	dp_irqflags_t flags;
-	uint32_t k;
+	u32 k;
 
 	dp_os_memset(st, 0, sizeof(*st));
 	flags = dp_lock(&pool->lock);
@@ -278,8 +279,8 @@ static void get_stats(struct dmapool *pool, struct dmapool_stats *st)
 	st->chunks = pool->nchunks;
 	st->blocks_total = pool->nchunks * g->blocks;
 	st->dma_bytes = pool->nchunks * g->chunk_size;
-	st->meta_bytes = sizeof(*pool) + g->nwords * sizeof(uint64_t) +
-			 (uint64_t)pool->nslots *
+	st->meta_bytes = sizeof(*pool) + g->nwords * sizeof(u64) +
+			 (u64)pool->nslots *
 				 (dp_chunk_meta_size(g) + sizeof(void *)) +
 			 heaps * sizeof(struct dp_heap) + rings +
 			 dp_index_meta_bytes(&pool->index);
@@ -321,7 +322,7 @@ void dmapool_walk_chunks(const struct dmapool *cpool, dmapool_chunk_fn fn,
 {
 	struct dmapool *pool = (struct dmapool *)cpool;
 	dp_irqflags_t flags;
-	uint32_t id;
+	u32 id;
 
 	if (!pool)
 		return;
@@ -337,6 +338,18 @@ void dmapool_walk_chunks(const struct dmapool *cpool, dmapool_chunk_fn fn,
 
 /* ---- quiesce and shrink ------------------------------------------------- */
 
+static void quiesce_null(void)
+{
+	dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0,
+			 "dmapool_quiesce called with a NULL pool");
+}
+
+static void shrink_null(void)
+{
+	dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0,
+			 "dmapool_shrink called with a NULL pool");
+}
+
 void dmapool_quiesce(struct dmapool *pool)
 {
 	struct dp_chunk *release = NULL;
@@ -345,8 +358,7 @@ void dmapool_quiesce(struct dmapool *pool)
 	dp_pin_t pin;
 
 	if (DP_UNLIKELY(!pool)) {
-		dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0,
-				 "dmapool_quiesce called with a NULL pool");
+		quiesce_null();
 		return;
 	}
 	if (!(pool->steps & DP_STEP_QUARANTINE))
@@ -358,8 +370,10 @@ void dmapool_quiesce(struct dmapool *pool)
 	if (h)
 		dp_heap_quiesce(h, false, &release);
 	dp_owner_unpin(&pool->owners, pin);
-	/* The heaps no context owns; other contexts' heaps release theirs at
-	 * their next free or refill. */
+	/*
+	 * The heaps no context owns; other contexts' heaps release theirs at
+	 * their next free or refill.
+	 */
 	flags = dp_lock(&pool->lock);
 	dp_heap_quiesce(&pool->shared, false, &release);
 	for (h = pool->orphans; h; h = h->onext)
@@ -389,8 +403,7 @@ size_t dmapool_shrink(struct dmapool *pool)
 	dp_pin_t pin;
 
 	if (!pool) {
-		dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0,
-				 "dmapool_shrink called with a NULL pool");
+		shrink_null();
 		return 0;
 	}
 	keep = pool->reserve;

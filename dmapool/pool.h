@@ -37,13 +37,13 @@ struct dp_slot_tab;
 struct dmapool {
 	/* Read by every allocation and free. */
 	struct dp_owners owners;
-	uint32_t steps;			/* DP_STEP_* */
+	u32 steps;			/* DP_STEP_* */
 	bool fast_alloc;		/* allocations may take the fast path */
 	bool fast_free;			/* frees may take the fast path */
-	bool alloc_stepped;		/* allocations take the staged word,
-					 * then their byte steps (alloc.c) */
-	uint32_t hnbits;		/* positions a fast handle free may
-					 * name: 0 when it may not */
+	/* allocations take the staged word, then their byte steps (alloc.c) */
+	bool alloc_stepped;
+	/* positions a fast handle free may name: 0 when it may not */
+	u32 hnbits;
 	struct dp_geometry geo;
 	struct dp_index index;
 	struct dp_chunk **slot_rec;	/* records by id (supply.h) */
@@ -53,36 +53,36 @@ struct dmapool {
 	struct dp_heap shared;		/* DP_STEP_SHARED, heapless contexts */
 	struct dp_heap *heaps;		/* every other heap */
 	struct dp_heap *orphans;	/* heaps of exited threads */
-	uint32_t nslots;		/* ids handed out: 1..nslots-1 */
+	u32 nslots;			/* ids handed out: 1..nslots-1 */
 	struct dp_slot_tab *slot_tab;	/* the table slot_rec is in */
-	uint32_t nspare;
+	u32 nspare;
 	struct dp_chunk *retired;	/* records waiting to be reused */
 	struct dp_chunk *spare;		/* empty chunks no heap owns */
 	struct dp_chunk *pending;	/* empty chunks waiting to be released */
 	struct dp_chunk *dead;		/* released, index entry still there */
-	uint64_t nchunks;		/* chunks holding DMA memory */
-	uint64_t chunks_released;
+	u64 nchunks;			/* chunks holding DMA memory */
+	u64 chunks_released;
 	size_t reserve;			/* empty chunks to keep */
-	uint64_t *full_map;		/* the free map of an empty chunk */
+	u64 *full_map;			/* the free map of an empty chunk */
 	struct dp_work work;		/* releases a free could not do */
 	bool dying;
 
 	/* Hardening (harden.c, heap.c). */
-	uint32_t qepoch;		/* quiesce epoch, advanced atomically */
-	uint32_t quarantine_max;	/* per heap */
-	uint32_t poison_sample;		/* DP_STEP_SAMPLED: 1 in N whole */
-	uint64_t sample_cut;		/* 2^32 / poison_sample (harden.c) */
-	uint32_t redzone;		/* bytes checked after each block */
-	uint64_t seed;			/* heaps' generators, sampling key */
-	uint64_t heap_serial;		/* heaps made so far */
-	uint64_t key[DP_REDZONE_KEY_WORDS];	/* expected redzone bytes */
+	u32 qepoch;			/* quiesce epoch, advanced atomically */
+	u32 quarantine_max;		/* per heap */
+	u32 poison_sample;		/* DP_STEP_SAMPLED: 1 in N whole */
+	u64 sample_cut;			/* 2^32 / poison_sample (harden.c) */
+	u32 redzone;			/* bytes checked after each block */
+	u64 seed;			/* heaps' generators, sampling key */
+	u64 heap_serial;		/* heaps made so far */
+	u64 key[DP_REDZONE_KEY_WORDS];		/* expected redzone bytes */
 
 	/* Reports (reports.c): counted atomically, never under the lock. */
 	unsigned int flags;		/* DMAPOOL_OPT_* as created */
 	dmapool_report_fn report;
 	void *report_ctx;
-	uint64_t violations;
-	uint64_t by_kind[DMAPOOL_R_KINDS];
+	u64 violations;
+	u64 by_kind[DMAPOOL_R_KINDS];
 
 	struct dmapool_dev *dev;
 	struct dmapool *reg_next, *reg_prev;	/* registry of pools */

@@ -20,41 +20,42 @@
  */
 #include "index.h"
 
-static uint64_t first_key(const struct dp_index *ix, uintptr_t start)
+static u64 first_key(const struct dp_index *ix, uintptr_t start)
 {
 	return start >> ix->grain_shift;
 }
 
-static uint64_t last_key(const struct dp_index *ix, uintptr_t start, size_t len)
+static u64 last_key(const struct dp_index *ix, uintptr_t start, size_t len)
 {
 	return (start + len - 1) >> ix->grain_shift;
 }
 
-static bool covers(uint32_t top, uint64_t prefix, uint64_t k)
+static bool covers(u32 top, u64 prefix, u64 k)
 {
 	return (k >> (top + DP_RADIX_BITS)) == prefix;
 }
 
 /* The lowest root level at which one node covers both keys. */
-static uint32_t span_shift(uint64_t k0, uint64_t k1)
+static u32 span_shift(u64 k0, u64 k1)
 {
-	uint32_t s = 0;
+	u32 s = 0;
 
 	while ((k0 >> (s + DP_RADIX_BITS)) != (k1 >> (s + DP_RADIX_BITS)))
 		s += DP_RADIX_BITS;
 	return s;
 }
 
-static uint32_t radix_nodes_needed(const struct dp_index *ix, uintptr_t start,
-				   size_t len)
+static u32 radix_nodes_needed(const struct dp_index *ix, uintptr_t start,
+			      size_t len)
 {
 	const struct dp_radix *r = &ix->u.radix;
-	uint64_t k0 = first_key(ix, start), k1 = last_key(ix, start, len);
-	uint32_t top, old_top = 0, level, n = 0;
-	uint64_t prefix;
+	u64 k0 = first_key(ix, start), k1 = last_key(ix, start, len);
+	u32 top, old_top = 0, level, n = 0;
+	u64 prefix;
 
 	if (r->root) {
-		old_top = top = r->top_shift;
+		top = r->top_shift;
+		old_top = top;
 		prefix = r->prefix;
 		while (!covers(top, prefix, k0) || !covers(top, prefix, k1)) {
 			top += DP_RADIX_BITS;
@@ -63,10 +64,12 @@ static uint32_t radix_nodes_needed(const struct dp_index *ix, uintptr_t start,
 	} else {
 		top = span_shift(k0, k1);
 	}
-	/* An upper bound: every node on every new path, plus the chain above
-	 * the old root, plus a new published root. */
+	/*
+	 * An upper bound: every node on every new path, plus the chain above
+	 * the old root, plus a new published root.
+	 */
 	for (level = 0; level <= top; level += DP_RADIX_BITS) {
-		n += (uint32_t)((k1 >> (level + DP_RADIX_BITS)) -
+		n += (u32)((k1 >> (level + DP_RADIX_BITS)) -
 				(k0 >> (level + DP_RADIX_BITS)) + 1);
 		if (r->root && level > old_top)
 			n++;
@@ -74,8 +77,8 @@ static uint32_t radix_nodes_needed(const struct dp_index *ix, uintptr_t start,
 	return n + 1;
 }
 
-static uint32_t radix_remove_nodes_needed(const struct dp_index *ix,
-					  uintptr_t start, size_t len)
+static u32 radix_remove_nodes_needed(const struct dp_index *ix,
+				     uintptr_t start, size_t len)
 {
 	return 0;
 }
@@ -101,7 +104,7 @@ static void radix_insert(struct dp_index *ix, uintptr_t start, size_t len,
 			 struct dp_chunk *c)
 {
 	struct dp_radix *r = &ix->u.radix;
-	uint64_t k0 = first_key(ix, start), k1 = last_key(ix, start, len), k;
+	u64 k0 = first_key(ix, start), k1 = last_key(ix, start, len), k;
 	bool new_root = false;
 
 	if (!r->root) {
@@ -125,7 +128,7 @@ static void radix_insert(struct dp_index *ix, uintptr_t start, size_t len,
 		publish_root(ix);
 	for (k = k0; k <= k1; k++) {
 		struct dp_radix_node *n = r->root;
-		uint32_t s;
+		u32 s;
 
 		for (s = r->top_shift; s; s -= DP_RADIX_BITS) {
 			void **slot = &n->u.slot[(k >> s) & (DP_RADIX_SLOTS - 1)];
@@ -138,11 +141,11 @@ static void radix_insert(struct dp_index *ix, uintptr_t start, size_t len,
 	}
 }
 
-static void radix_remove_key(struct dp_index *ix, uint64_t k)
+static void radix_remove_key(struct dp_index *ix, u64 k)
 {
 	struct dp_radix *r = &ix->u.radix;
 	struct dp_radix_node *n = r->root;
-	uint32_t s = r->top_shift;
+	u32 s = r->top_shift;
 
 	if (!n || !covers(r->top_shift, r->prefix, k))
 		return;
@@ -158,7 +161,7 @@ static void radix_remove_key(struct dp_index *ix, uint64_t k)
 
 static void radix_remove(struct dp_index *ix, uintptr_t start, size_t len)
 {
-	uint64_t k, k1 = last_key(ix, start, len);
+	u64 k, k1 = last_key(ix, start, len);
 
 	for (k = first_key(ix, start); k <= k1; k++)
 		radix_remove_key(ix, k);
@@ -170,9 +173,9 @@ static struct dp_chunk *radix_lookup(const struct dp_index *ix, uintptr_t addr)
 }
 
 static void destroy_node(struct dp_index *ix, struct dp_radix_node *n,
-			 uint32_t s)
+			 u32 s)
 {
-	uint32_t i;
+	u32 i;
 
 	if (s)
 		for (i = 0; i < DP_RADIX_SLOTS; i++)

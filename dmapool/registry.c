@@ -30,7 +30,8 @@ void dp_registry_del(struct dmapool *pool)
 		pools = pool->reg_next;
 	if (pool->reg_next)
 		pool->reg_next->reg_prev = pool->reg_prev;
-	pool->reg_next = pool->reg_prev = NULL;
+	pool->reg_next = NULL;
+	pool->reg_prev = NULL;
 	dp_global_unlock(f);
 }
 

@@ -21,14 +21,18 @@ struct dp_pending {
 void dp_report_fill(struct dmapool *pool, struct dp_pending *p,
 		    enum dmapool_report_kind kind, const void *addr,
 		    dmapool_dma_t dma, const char *detail);
-/* Count it in @pool and hand it to the pool's sink or the global one.
- * Not pinned, no lock held. */
+/*
+ * Count it in @pool and hand it to the pool's sink or the global one.
+ * Not pinned, no lock held.
+ */
 void dp_report_deliver(struct dmapool *pool, struct dp_pending *p);
 /* A report with no pool to count it in. */
 void dp_report_global(enum dmapool_report_kind kind, const void *addr,
 		      dmapool_dma_t dma, const char *detail);
-/* A refused create: to @sink if the caller gave one, else the global sink,
- * with the name the pool would have had. */
+/*
+ * A refused create: to @sink if the caller gave one, else the global sink,
+ * with the name the pool would have had.
+ */
 void dp_report_create(const char *name, dmapool_report_fn sink, void *ctx,
 		      bool abort_after, const char *detail);
 /*
@@ -41,8 +45,10 @@ void dp_report_unknown_address(struct dmapool *pool, struct dp_pending *p,
 /* registry.c */
 void dp_registry_add(struct dmapool *pool);
 void dp_registry_del(struct dmapool *pool);
-/* Is @addr in a live chunk of a pool other than @self?  Copies that pool's
- * name to @name.  No lock held. */
+/*
+ * Is @addr in a live chunk of a pool other than @self?  Copies that pool's
+ * name to @name.  No lock held.
+ */
 bool dp_registry_owner(const struct dmapool *self, const void *addr,
 		       char name[32]);
 

@@ -30,7 +30,7 @@ const char *dmapool_report_kind_name(enum dmapool_report_kind k)
 /* The global sink and the count of reports that have no pool. */
 static dmapool_report_fn global_fn;
 static void *global_ctx;
-static uint64_t global_violations;
+static u64 global_violations;
 
 void dmapool_set_report_handler(dmapool_report_fn fn, void *ctx)
 {
@@ -41,7 +41,7 @@ void dmapool_set_report_handler(dmapool_report_fn fn, void *ctx)
 	dp_global_unlock(f);
 }
 
-uint64_t dmapool_global_violations(void)
+u64 dmapool_global_violations(void)
 {
 	return dp_os_atomic_read(&global_violations);
 }

@@ -9,7 +9,7 @@
 /* The table before the first growth: no slot. */
 static struct dp_slot_tab no_slots;
 
-static size_t tab_bytes(uint32_t cap)
+static size_t tab_bytes(u32 cap)
 {
 	return sizeof(struct dp_slot_tab) + cap * sizeof(struct dp_chunk *);
 }
@@ -25,12 +25,12 @@ void dp_supply_init(struct dmapool *pool)
  * Make slot @id exist; lock held on entry and exit, dropped to allocate.
  * False when out of memory.
  */
-static bool slot_room(struct dmapool *pool, uint32_t id, dmapool_gfp_t gfp,
+static bool slot_room(struct dmapool *pool, u32 id, dmapool_gfp_t gfp,
 		      dp_irqflags_t *flags)
 {
 	while (id >= pool->slot_tab->cap) {
 		struct dp_slot_tab *old = pool->slot_tab, *t;
-		uint32_t cap = old->cap ? old->cap * 2 : 64, i;
+		u32 cap = old->cap ? old->cap * 2 : 64, i;
 
 		while (cap <= id)
 			cap *= 2;
@@ -48,8 +48,10 @@ static bool slot_room(struct dmapool *pool, uint32_t id, dmapool_gfp_t gfp,
 		}
 		old = pool->slot_tab;
 		dp_os_memcpy(t->rec, old->rec, old->cap * sizeof(t->rec[0]));
-		/* Empty slots describe no memory: a handle to one fails its
-		 * vaddr check, with no NULL test on the fast path. */
+		/*
+		 * Empty slots describe no memory: a handle to one fails its
+		 * vaddr check, with no NULL test on the fast path.
+		 */
 		for (i = old->cap; i < cap; i++)
 			t->rec[i] = &dp_chunk_none;
 		t->cap = cap;
@@ -93,7 +95,7 @@ static struct dp_chunk *record_get(struct dmapool *pool, dmapool_gfp_t gfp,
 {
 	const bool may_block = dp_os_gfp_may_block(gfp);
 	struct dp_chunk *c;
-	uint32_t id;
+	u32 id;
 
 	c = take_retired(pool, false, flags);
 	if (!c && pool->retired && may_block)
@@ -127,13 +129,13 @@ static void retire(struct dmapool *pool, struct dp_chunk *c)
  * Stock the index with @need nodes; lock held, dropped to allocate.  False
  * when out of memory.
  */
-static bool stock(struct dmapool *pool, uint32_t need, dmapool_gfp_t gfp,
+static bool stock(struct dmapool *pool, u32 need, dmapool_gfp_t gfp,
 		  dp_irqflags_t *flags)
 {
 	struct dp_index *ix = &pool->index;
 
 	while (ix->nspare < need) {
-		uint32_t want = need - ix->nspare;
+		u32 want = need - ix->nspare;
 		void *nodes;
 
 		dp_unlock(&pool->lock, *flags);
@@ -176,7 +178,7 @@ static bool table(struct dmapool *pool, dmapool_gfp_t gfp,
 	return true;
 }
 
-static uint32_t remove_need(const struct dp_index *ix)
+static u32 remove_need(const struct dp_index *ix)
 {
 	return ix->ops->remove_nodes_needed(ix, 0, 0);
 }
@@ -321,7 +323,7 @@ struct dp_chunk *dp_supply_grow(struct dmapool *pool, dmapool_gfp_t gfp)
 	 * root far away): counted again under the lock that the insert holds.
 	 */
 	for (;;) {
-		uint32_t need = ix->ops->nodes_needed(ix, c->vaddr,
+		u32 need = ix->ops->nodes_needed(ix, c->vaddr,
 						      pool->geo.chunk_size) +
 				remove_need(ix);
 
@@ -349,25 +351,25 @@ struct dp_chunk *dp_supply_grow(struct dmapool *pool, dmapool_gfp_t gfp)
 
 /* ---- destroy ------------------------------------------------------------ */
 
-static uint32_t allocated_in(const struct dmapool *pool,
-			     const struct dp_chunk *c)
+static u32 allocated_in(const struct dmapool *pool,
+			const struct dp_chunk *c)
 {
-	uint32_t pos, n = 0;
+	u32 pos, n = 0;
 
 	for (pos = 0; pos < pool->geo.nstate; pos++)
 		n += DP_READ_ONCE(c->st[pos]) & DP_ST_ALLOC;
 	return n;
 }
 
-uint64_t dp_supply_fini(struct dmapool *pool)
+u64 dp_supply_fini(struct dmapool *pool)
 {
 	struct dp_slot_tab *t = pool->slot_tab, *older;
-	uint64_t busy = 0;
-	uint32_t id;
+	u64 busy = 0;
+	u32 id;
 
 	for (id = 1; id < pool->nslots; id++) {
 		struct dp_chunk *c = dp_slot_record(pool, id);
-		uint32_t n;
+		u32 n;
 
 		if (!c || c == &dp_chunk_none)
 			continue;

@@ -33,15 +33,17 @@
 /* The slot table: record pointers by id; slot 0 is never used. */
 struct dp_slot_tab {
 	struct dp_slot_tab *older;	/* replaced tables (type-stable) */
-	uint32_t cap;			/* ids below this have an entry */
-	uint32_t pad;
+	u32 cap;			/* ids below this have an entry */
+	u32 pad;
 	struct dp_chunk *rec[];
 };
 
-/* The record of slot @id, or &dp_chunk_none (an empty slot); NULL for an
- * id beyond the table.  Any context, no lock. */
+/*
+ * The record of slot @id, or &dp_chunk_none (an empty slot); NULL for an
+ * id beyond the table.  Any context, no lock.
+ */
 static inline struct dp_chunk *dp_slot_fast(struct dmapool *pool,
-					    uint32_t id)
+					    u32 id)
 {
 	struct dp_chunk **rec = DP_RCU_DEREF(pool->slot_rec);
 	const struct dp_slot_tab *t = DP_CONTAINER_OF(rec, struct dp_slot_tab,
@@ -54,7 +56,7 @@ static inline struct dp_chunk *dp_slot_fast(struct dmapool *pool,
 
 /* The record of slot @id, or NULL. */
 static inline struct dp_chunk *dp_slot_record(struct dmapool *pool,
-					      uint32_t id)
+					      u32 id)
 {
 	struct dp_chunk *c = dp_slot_fast(pool, id);
 
@@ -78,8 +80,10 @@ size_t dp_supply_release(struct dmapool *pool, struct dp_chunk *list,
 size_t dp_supply_run_pending(struct dmapool *pool);
 /* A new pool's empty slot table. */
 void dp_supply_init(struct dmapool *pool);
-/* Destroy: DMA memory back unless a block is still allocated; records,
- * directory and index freed.  Returns the blocks still allocated. */
-uint64_t dp_supply_fini(struct dmapool *pool);
+/*
+ * Destroy: DMA memory back unless a block is still allocated; records,
+ * directory and index freed.  Returns the blocks still allocated.
+ */
+u64 dp_supply_fini(struct dmapool *pool);
 
 #endif /* DMAPOOL_SUPPLY_H */

@@ -38,6 +38,7 @@
 #ifndef DMAPOOL_OS_IMPL_H
 #define DMAPOOL_OS_IMPL_H
 
+#include <linux/array_size.h>
 #include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/bug.h>

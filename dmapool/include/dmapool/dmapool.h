@@ -281,6 +281,7 @@ enum dmapool_report_kind {
 	DMAPOOL_R_DEVICE_OVERRUN,
 	DMAPOOL_R_KINDS
 };
+
 /* Room for report kinds in struct dmapool_stats (kinds may be added). */
 #define DMAPOOL_R_KINDS_MAX	32
 
@@ -413,17 +414,23 @@ enum dmapool_index_kind {
 #define DMAPOOL_OPT_QUARANTINE		0x0004u /* delay reuse until quiesce */
 #define DMAPOOL_OPT_SCRUB		0x0008u /* zero blocks on free */
 #define DMAPOOL_OPT_RANDOM		0x0010u /* randomized placement */
-#define DMAPOOL_OPT_THREAD_CACHE	0x0020u /* accepted, no effect: every pool
-						 * is owned per thread (per CPU in
-						 * the kernel) unless SHARED */
-#define DMAPOOL_OPT_AUTO_SHRINK		0x0040u /* release empty chunks beyond
-						 * reserve_chunks on free */
-#define DMAPOOL_OPT_SHARED		0x0080u /* one set of chunks for all
-						 * threads, under the pool lock:
-						 * least memory, no scaling */
-#define DMAPOOL_OPT_POISON_SAMPLED	0x0100u /* cheap poison: the head of
-						 * every freed block, the whole
-						 * block 1 in opts.poison_sample */
+/*
+ * Accepted, no effect: every pool is owned per thread (per CPU in the
+ * kernel) unless SHARED.
+ */
+#define DMAPOOL_OPT_THREAD_CACHE	0x0020u
+/* Release empty chunks beyond reserve_chunks on free. */
+#define DMAPOOL_OPT_AUTO_SHRINK		0x0040u
+/*
+ * One set of chunks for all threads, under the pool lock: least memory, no
+ * scaling.
+ */
+#define DMAPOOL_OPT_SHARED		0x0080u
+/*
+ * Cheap poison: the head of every freed block, the whole block 1 in
+ * opts.poison_sample.
+ */
+#define DMAPOOL_OPT_POISON_SAMPLED	0x0100u
 
 /**
  * struct dmapool_opts - Options of a pool (dmapool_create_opts()).
@@ -559,8 +566,10 @@ DMAPOOL_API void dmapool_free_handle(struct dmapool *pool, void *vaddr,
 static inline struct dmapool_block dmapool_alloc_block(struct dmapool *pool,
 						       dmapool_gfp_t gfp)
 {
-	/* Scalars first: a 16-byte copy of two 8-byte results just stored
-	 * would stall on store forwarding. */
+	/*
+	 * Scalars first: a 16-byte copy of two 8-byte results just stored
+	 * would stall on store forwarding.
+	 */
 	dmapool_dma_t dma = 0;
 	uint64_t handle = 0;
 	void *vaddr = dmapool_alloc_handle(pool, gfp, &dma, &handle);
