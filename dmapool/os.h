@@ -11,6 +11,8 @@
  *            too, which the public header uses), uintptr_t, size_t, bool,
  *            true, false, NULL; u128 where DP_HAVE_U128 is defined
  *  static_assert(cond, msg), ARRAY_SIZE(a), __always_inline
+ *  EXPORT_SYMBOL(fn)          after each API function (kernel: exported to
+ *                             modules; userspace: a redeclaration)
  *  DP_LIKELY(x), DP_UNLIKELY(x)
  *  DP_NOINLINE                a cold function kept out of its caller
  *  DP_WARN_ON(cond)           internal-bug check; evaluates to cond

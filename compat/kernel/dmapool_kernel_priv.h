@@ -5,8 +5,10 @@
 
 #include <dmapool/kernel.h>
 
-/* Wait for host frees deferred out of atomic context and the grace-period
- * kick (module unload). */
+/*
+ * Wait for host frees deferred out of atomic context and the grace-period
+ * kick (module unload).
+ */
 void dp_kernel_flush_deferred(void);
 
 #endif

@@ -45,6 +45,7 @@
 #include <linux/build_bug.h>	/* static_assert */
 #include <linux/compiler.h>
 #include <linux/container_of.h>
+#include <linux/export.h>
 #include <linux/gfp.h>
 #include <linux/instrumented.h>
 #include <linux/irqflags.h>
@@ -87,14 +88,15 @@
 #ifdef DMAPOOL_DEBUG
 #define DP_ASSERT(c)	((void)WARN_ON_ONCE(!(c)))
 #else
-#define DP_ASSERT(c)	((void)0)
+#define DP_ASSERT(c)	BUILD_BUG_ON_INVALID(c)
 #endif
 
 /* ---- locks --------------------------------------------------------- */
 
 struct dp_lock {
-	spinlock_t lock;
+	spinlock_t lock;	/* the pool lock (os.h says what it guards) */
 };
+
 typedef unsigned long dp_irqflags_t;
 
 static inline void dp_lock_init(struct dp_lock *l)
@@ -357,7 +359,7 @@ void dp_os_report_default(const struct dmapool_report *r);
  * world on misuse (fuzzing, bring-up): panic, after the report is out.
  * Inline, so that objtool sees the caller end in panic(): out of line it
  * either warns that the function lacks __noreturn (6.12, vmlinux.o) or,
- * with __noreturn, that the caller falls through (6.1, one object).
+ * with __noreturn, that the caller runs on past the call (6.1, one object).
  */
 static inline void dp_os_violation_abort(const struct dmapool_report *r)
 {
@@ -378,17 +380,17 @@ static inline void dp_os_violation_abort(const struct dmapool_report *r)
 #error "dmapool's bitmap words need 64-bit longs or little endian"
 #endif
 
-static inline bool dp_os_test_and_set_bit64(uint32_t nr, uint64_t *w)
+static inline bool dp_os_test_and_set_bit64(u32 nr, u64 *w)
 {
 	return test_and_set_bit(nr, (unsigned long *)w);
 }
 
-static inline void dp_os_set_bit64(uint32_t nr, uint64_t *w)
+static inline void dp_os_set_bit64(u32 nr, u64 *w)
 {
 	set_bit(nr, (unsigned long *)w);
 }
 
-static inline void dp_os_clear_bit64(uint32_t nr, uint64_t *w)
+static inline void dp_os_clear_bit64(u32 nr, u64 *w)
 {
 	clear_bit(nr, (unsigned long *)w);
 }
@@ -400,8 +402,7 @@ static inline void dp_os_clear_bit64(uint32_t nr, uint64_t *w)
  * x86 gets its own 32-bit lock btr, instrumented like the kernel's bitops;
  * elsewhere a fetch-and-not.
  */
-static __always_inline bool dp_os_test_and_clear_bit32(uint32_t nr,
-							uint32_t *w)
+static __always_inline bool dp_os_test_and_clear_bit32(u32 nr, u32 *w)
 {
 #ifdef CONFIG_X86
 	bool old;
@@ -421,8 +422,7 @@ static __always_inline bool dp_os_test_and_clear_bit32(uint32_t nr,
 }
 
 /* *@p = @new if it was @old; true when it was.  Fully ordered. */
-static __always_inline bool dp_os_cmpxchg32(uint32_t *p, uint32_t old,
-					     uint32_t new)
+static __always_inline bool dp_os_cmpxchg32(u32 *p, u32 old, u32 new)
 {
 	return try_cmpxchg(p, &old, new);
 }
@@ -437,11 +437,14 @@ static __always_inline bool dp_os_cmpxchg_ptr(void **p, void *old, void *new)
 
 #define DP_ATOMIC_SIZED(p, op32, op64, v)				\
 	({								\
-		BUILD_BUG_ON(sizeof(*(p)) != 4 && sizeof(*(p)) != 8);	\
-		(__typeof__(*(p)))__builtin_choose_expr(		\
-			sizeof(*(p)) == 8,				\
-			op64((s64)(v), (atomic64_t *)(p)),		\
-			op32((int)(v), (atomic_t *)(p)));		\
+		__auto_type __dp_p = (p);				\
+		__auto_type __dp_v = (v);				\
+									\
+		BUILD_BUG_ON(sizeof(*__dp_p) != 4 && sizeof(*__dp_p) != 8); \
+		(__typeof__(*__dp_p))__builtin_choose_expr(		\
+			sizeof(*__dp_p) == 8,				\
+			op64((s64)__dp_v, (atomic64_t *)__dp_p),	\
+			op32((int)__dp_v, (atomic_t *)__dp_p));		\
 	})
 
 #define DP_FETCH_OR(p, v) \
@@ -451,23 +454,23 @@ static __always_inline bool dp_os_cmpxchg_ptr(void **p, void *old, void *new)
 	DP_ATOMIC_SIZED(p, atomic_fetch_add_relaxed, atomic64_fetch_add_relaxed, v)
 
 /* The core's counters are plain u64s; atomic64_t is a u64 in a struct. */
-static inline atomic64_t *dp_atomic64(const uint64_t *p)
+static inline atomic64_t *dp_atomic64(const u64 *p)
 {
-	BUILD_BUG_ON(sizeof(atomic64_t) != sizeof(uint64_t));
+	BUILD_BUG_ON(sizeof(atomic64_t) != sizeof(u64));
 	return (atomic64_t *)p;
 }
 
-static inline uint64_t dp_os_atomic_inc(uint64_t *p)
+static inline u64 dp_os_atomic_inc(u64 *p)
 {
-	return (uint64_t)atomic64_inc_return(dp_atomic64(p));
+	return (u64)atomic64_inc_return(dp_atomic64(p));
 }
 
-static inline uint64_t dp_os_atomic_read(const uint64_t *p)
+static inline u64 dp_os_atomic_read(const u64 *p)
 {
-	return (uint64_t)atomic64_read(dp_atomic64(p));
+	return (u64)atomic64_read(dp_atomic64(p));
 }
 
-static inline uint64_t dp_os_random_seed(void)
+static inline u64 dp_os_random_seed(void)
 {
 	return get_random_u64();
 }
@@ -476,17 +479,17 @@ static inline uint64_t dp_os_random_seed(void)
  * The builtins would call libgcc (popcount on x86-64 without -mpopcnt, ctz
  * on 32-bit), which the kernel does not link.
  */
-static inline unsigned int dp_os_popcount64(uint64_t x)
+static inline unsigned int dp_os_popcount64(u64 x)
 {
 	return hweight64(x);
 }
 
-static inline unsigned int dp_os_ctz64(uint64_t x)
+static inline unsigned int dp_os_ctz64(u64 x)
 {
 	return __ffs64(x);
 }
 
-static inline unsigned int dp_os_fls64(uint64_t x)
+static inline unsigned int dp_os_fls64(u64 x)
 {
 	return fls64(x);
 }

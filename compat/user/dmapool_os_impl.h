@@ -22,8 +22,8 @@
 /*
  * The kernel's spellings, so that the core reads as kernel C in both worlds:
  * fixed-width types, static_assert (C11's, from <assert.h>; always given a
- * message), ARRAY_SIZE and __always_inline (glibc's <sys/cdefs.h> has it
- * too).
+ * message), ARRAY_SIZE, EXPORT_SYMBOL and __always_inline (glibc's
+ * <sys/cdefs.h> has it too).
  */
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -33,6 +33,13 @@ typedef int64_t s64;
 #ifdef __SIZEOF_INT128__
 #define DP_HAVE_U128	1
 typedef unsigned __int128 u128;
+#endif
+/*
+ * The core marks its API functions the kernel's way; here a redeclaration
+ * (visibility comes from DMAPOOL_API and the version script).
+ */
+#ifndef EXPORT_SYMBOL
+#define EXPORT_SYMBOL(sym)	extern __typeof__(sym) sym
 #endif
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
