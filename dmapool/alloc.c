@@ -350,6 +350,7 @@ void *dmapool_alloc(struct dmapool *pool, dmapool_gfp_t gfp,
 		return alloc_null(NULL_ALLOC);
 	return alloc_one(pool, gfp, dma, NULL, false);
 }
+EXPORT_SYMBOL(dmapool_alloc);
 
 void *dmapool_zalloc(struct dmapool *pool, dmapool_gfp_t gfp,
 		     dmapool_dma_t *dma)
@@ -358,6 +359,7 @@ void *dmapool_zalloc(struct dmapool *pool, dmapool_gfp_t gfp,
 		return alloc_null(NULL_ZALLOC);
 	return alloc_one(pool, gfp | DMAPOOL_GFP_ZERO, dma, NULL, false);
 }
+EXPORT_SYMBOL(dmapool_zalloc);
 
 void *dmapool_alloc_handle(struct dmapool *pool, dmapool_gfp_t gfp,
 			   dmapool_dma_t *dma, u64 *handle)
@@ -369,6 +371,7 @@ void *dmapool_alloc_handle(struct dmapool *pool, dmapool_gfp_t gfp,
 	/* @handle is never NULL here (the header says so). */
 	return alloc_one(pool, gfp, dma, handle, true);
 }
+EXPORT_SYMBOL(dmapool_alloc_handle);
 
 unsigned int dmapool_alloc_bulk(struct dmapool *pool, dmapool_gfp_t gfp,
 				unsigned int n, void **vaddrs,
@@ -394,3 +397,4 @@ unsigned int dmapool_alloc_bulk(struct dmapool *pool, dmapool_gfp_t gfp,
 	}
 	return 0;
 }
+EXPORT_SYMBOL(dmapool_alloc_bulk);

@@ -366,6 +366,7 @@ void dmapool_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 	}
 	free_one(pool, vaddr, dma);
 }
+EXPORT_SYMBOL(dmapool_free);
 
 void dmapool_free_zero(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 {
@@ -375,6 +376,7 @@ void dmapool_free_zero(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 	}
 	dp_free_slow(pool, vaddr, dma, true);
 }
+EXPORT_SYMBOL(dmapool_free_zero);
 
 void dmapool_free_bulk(struct dmapool *pool, unsigned int n,
 		       void *const *vaddrs, const dmapool_dma_t *dmas)
@@ -389,3 +391,4 @@ void dmapool_free_bulk(struct dmapool *pool, unsigned int n,
 	for (i = 0; i < n; i++)
 		free_one(pool, vaddrs[i], dmas[i]);
 }
+EXPORT_SYMBOL(dmapool_free_bulk);

@@ -132,3 +132,4 @@ void dmapool_free_handle(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 slow:
 	free_handle_slow(pool, vaddr, dma, h);
 }
+EXPORT_SYMBOL(dmapool_free_handle);

@@ -36,6 +36,7 @@ void dmapool_opts_init(struct dmapool_opts *o)
 	dp_os_memset(o, 0, sizeof(*o));
 	o->index = DMAPOOL_INDEX_HASH;
 }
+EXPORT_SYMBOL(dmapool_opts_init);
 
 static const char *check_opts(const struct dmapool_opts *o)
 {
@@ -172,12 +173,14 @@ oom:
 	dp_os_set_errno(DP_ENOMEM);
 	return NULL;
 }
+EXPORT_SYMBOL(dmapool_create_opts);
 
 struct dmapool *dmapool_create(const char *name, struct dmapool_dev *dev,
 			       size_t size, size_t align, size_t boundary)
 {
 	return dmapool_create_opts(name, dev, size, align, boundary, NULL);
 }
+EXPORT_SYMBOL(dmapool_create);
 
 /* ---- reading the records ------------------------------------------------ */
 
@@ -250,6 +253,7 @@ void dmapool_destroy(struct dmapool *pool)
 	dp_os_dev_put(pool->dev);
 	pool_free(pool);
 }
+EXPORT_SYMBOL(dmapool_destroy);
 
 static u64 heap_bytes(const struct dp_heap *h)
 {
@@ -311,11 +315,13 @@ void dmapool_get_stats_size(const struct dmapool *pool,
 	}
 	dp_os_memcpy(st, &full, size);
 }
+EXPORT_SYMBOL(dmapool_get_stats_size);
 
 unsigned int dmapool_version(void)
 {
 	return DMAPOOL_VERSION;
 }
+EXPORT_SYMBOL(dmapool_version);
 
 void dmapool_walk_chunks(const struct dmapool *cpool, dmapool_chunk_fn fn,
 			 void *ctx)
@@ -335,6 +341,7 @@ void dmapool_walk_chunks(const struct dmapool *cpool, dmapool_chunk_fn fn,
 	}
 	dp_unlock(&pool->lock, flags);
 }
+EXPORT_SYMBOL(dmapool_walk_chunks);
 
 /* ---- quiesce and shrink ------------------------------------------------- */
 
@@ -381,6 +388,7 @@ void dmapool_quiesce(struct dmapool *pool)
 	dp_unlock(&pool->lock, flags);
 	dp_supply_release(pool, release, false);
 }
+EXPORT_SYMBOL(dmapool_quiesce);
 
 static struct dp_chunk *join(struct dp_chunk *a, struct dp_chunk *b)
 {
@@ -430,3 +438,4 @@ size_t dmapool_shrink(struct dmapool *pool)
 	dp_rcu_reclaim();
 	return n;
 }
+EXPORT_SYMBOL(dmapool_shrink);

@@ -26,6 +26,7 @@ const char *dmapool_report_kind_name(enum dmapool_report_kind k)
 		return "unknown";
 	return kind_names[k];
 }
+EXPORT_SYMBOL(dmapool_report_kind_name);
 
 /* The global sink and the count of reports that have no pool. */
 static dmapool_report_fn global_fn;
@@ -40,11 +41,13 @@ void dmapool_set_report_handler(dmapool_report_fn fn, void *ctx)
 	global_ctx = ctx;
 	dp_global_unlock(f);
 }
+EXPORT_SYMBOL(dmapool_set_report_handler);
 
 u64 dmapool_global_violations(void)
 {
 	return dp_os_atomic_read(&global_violations);
 }
+EXPORT_SYMBOL(dmapool_global_violations);
 
 void dp_report_fill(struct dmapool *pool, struct dp_pending *p,
 		    enum dmapool_report_kind kind, const void *addr,

@@ -231,26 +231,3 @@ void dp_os_report_default(const struct dmapool_report *r)
 			   (unsigned long long)r->count,
 			   r->detail ? r->detail : "");
 }
-
-/* ---- the public API, for other modules ------------------------------ */
-
-EXPORT_SYMBOL(dmapool_create);
-EXPORT_SYMBOL(dmapool_create_opts);
-EXPORT_SYMBOL(dmapool_opts_init);
-EXPORT_SYMBOL(dmapool_destroy);
-EXPORT_SYMBOL(dmapool_alloc);
-EXPORT_SYMBOL(dmapool_zalloc);
-EXPORT_SYMBOL(dmapool_free);
-EXPORT_SYMBOL(dmapool_free_zero);
-EXPORT_SYMBOL(dmapool_alloc_handle);
-EXPORT_SYMBOL(dmapool_free_handle);
-EXPORT_SYMBOL(dmapool_get_stats_size);
-EXPORT_SYMBOL(dmapool_version);
-EXPORT_SYMBOL(dmapool_alloc_bulk);
-EXPORT_SYMBOL(dmapool_free_bulk);
-EXPORT_SYMBOL(dmapool_shrink);
-EXPORT_SYMBOL(dmapool_quiesce);
-EXPORT_SYMBOL(dmapool_walk_chunks);
-EXPORT_SYMBOL(dmapool_report_kind_name);
-EXPORT_SYMBOL(dmapool_set_report_handler);
-EXPORT_SYMBOL(dmapool_global_violations);
