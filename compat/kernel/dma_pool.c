@@ -54,6 +54,18 @@ static_assert(sizeof(dma_addr_t) == sizeof(dmapool_dma_t));
 #define DP_HAS_DMA64	0
 #endif
 
+/**
+ * dmapool_of_dma_pool() - The dmapool pool behind a drop-in pool.
+ * @pool: a pool made by dmapool_dma_pool_create() or
+ *	dmapool_dmam_pool_create(); may be NULL
+ *
+ * For what the dma_pool API has no call for: dmapool_get_stats(),
+ * dmapool_shrink(), dmapool_quiesce().  The pool stays @pool's: do not
+ * destroy it.
+ *
+ * Context: Any context.
+ * Return: the pool, or NULL for a NULL @pool.
+ */
 struct dmapool *dmapool_of_dma_pool(struct dma_pool *pool)
 {
 	return pool ? pool->dp : NULL;
@@ -137,6 +149,25 @@ static void dp_sysfs_del(struct dma_pool *pool)
 }
 #endif
 
+/**
+ * dmapool_dma_pool_create() - Create a pool of DMA blocks (dma_pool_create()).
+ * @name: the pool's name in reports and in the device's "pools" file
+ * @dev: the device whose DMA memory the blocks are carved from
+ * @size: bytes per block; raised to the kernel's minimum (the size of a
+ *	pointer and a dma_addr_t) and rounded up to @align
+ * @align: alignment of every block, a power of two; 0 means 1
+ * @boundary: no block crosses a multiple of it, a power of two not smaller
+ *	than @size; 0 means only the allocation unit's
+ *
+ * The geometry and the refusals are mm/dmapool.c's; the blocks' state is
+ * not in them (a device writing to a free block cannot steer the
+ * allocator), and a bad free is reported and ignored.  No DMA memory is
+ * taken until the first allocation.
+ *
+ * Context: Process context; may sleep.
+ * Return: the pool, or NULL on bad geometry (reported, naming the pool) or
+ * when out of memory.
+ */
 struct dma_pool *dmapool_dma_pool_create(const char *name, struct device *dev,
 					 size_t size, size_t align,
 					 size_t boundary)
@@ -166,6 +197,16 @@ fail:
 }
 EXPORT_SYMBOL(dmapool_dma_pool_create);
 
+/**
+ * dmapool_dma_pool_destroy() - Destroy a pool (dma_pool_destroy()).
+ * @pool: the pool; NULL is a no-op
+ *
+ * The pool's DMA memory goes back to the device.  Blocks still allocated
+ * are reported and the chunks holding them are kept (a device may still
+ * use them), as the kernel's pool does.
+ *
+ * Context: Process context; may sleep.  No other call on @pool may run.
+ */
 void dmapool_dma_pool_destroy(struct dma_pool *pool)
 {
 	if (unlikely(!pool))
@@ -176,6 +217,17 @@ void dmapool_dma_pool_destroy(struct dma_pool *pool)
 }
 EXPORT_SYMBOL(dmapool_dma_pool_destroy);
 
+/**
+ * dmapool_dma_pool_alloc() - Allocate a block (dma_pool_alloc()).
+ * @pool: the pool
+ * @mem_flags: how a new chunk is allocated, if one is needed; __GFP_ZERO
+ *	(and init_on_alloc) zero the block
+ * @handle: where the block's DMA address is stored; untouched on failure
+ *
+ * Context: Any context @mem_flags allow (GFP_ATOMIC: never sleeps).
+ * Return: the block's kernel address, or NULL when the pool cannot grow or
+ * @pool is NULL (reported).
+ */
 void *dmapool_dma_pool_alloc(struct dma_pool *pool, gfp_t mem_flags,
 			     dma_addr_t *handle)
 {
@@ -198,6 +250,19 @@ void *dmapool_dma_pool_alloc(struct dma_pool *pool, gfp_t mem_flags,
 }
 EXPORT_SYMBOL(dmapool_dma_pool_alloc);
 
+/**
+ * dmapool_dma_pool_free() - Give a block back (dma_pool_free()).
+ * @pool: the pool the block came from
+ * @vaddr: the block's kernel address
+ * @dma: the block's DMA address, as dmapool_dma_pool_alloc() stored it
+ *
+ * The free is checked first: a block of another pool, an address inside a
+ * block, a wrong @dma, a double free or a NULL @pool is reported and
+ * ignored; the pool is unchanged.  With init_on_free the block is zeroed.
+ * Never allocates.
+ *
+ * Context: Any context, hard interrupts included.
+ */
 void dmapool_dma_pool_free(struct dma_pool *pool, void *vaddr, dma_addr_t dma)
 {
 	struct dmapool *dp = pool ? pool->dp : NULL;
@@ -220,6 +285,18 @@ static int dp_devres_match(struct device *dev, void *res, void *data)
 	return *(struct dma_pool **)res == data;
 }
 
+/**
+ * dmapool_dmam_pool_create() - Create a managed pool (dmam_pool_create()).
+ * @name: as for dmapool_dma_pool_create()
+ * @dev: as for dmapool_dma_pool_create(); the pool is destroyed when @dev's
+ *	driver is detached
+ * @size: as for dmapool_dma_pool_create()
+ * @align: as for dmapool_dma_pool_create()
+ * @boundary: as for dmapool_dma_pool_create()
+ *
+ * Context: Process context; may sleep.
+ * Return: the pool, or NULL (as dmapool_dma_pool_create()).
+ */
 struct dma_pool *dmapool_dmam_pool_create(const char *name,
 					  struct device *dev, size_t size,
 					  size_t align, size_t boundary)
@@ -239,6 +316,16 @@ struct dma_pool *dmapool_dmam_pool_create(const char *name,
 }
 EXPORT_SYMBOL(dmapool_dmam_pool_create);
 
+/**
+ * dmapool_dmam_pool_destroy() - Destroy a managed pool early
+ *	(dmam_pool_destroy()).
+ * @pool: a pool made by dmapool_dmam_pool_create()
+ *
+ * A pool that is not a managed pool of its device is a driver bug: it
+ * warns, as the kernel does.
+ *
+ * Context: Process context; may sleep.
+ */
 void dmapool_dmam_pool_destroy(struct dma_pool *pool)
 {
 	/* Not a managed pool of its device: a driver bug, as in the kernel. */

@@ -32,11 +32,29 @@
 
 #include <dmapool/dmapool.h>
 
+/**
+ * dmapool_kdev() - The dmapool device of a struct device.
+ * @dev: the device whose DMA memory a pool will use
+ *
+ * A cast, nothing is allocated and no reference is taken: dmapool_create()
+ * takes its own.
+ *
+ * Context: Any context.
+ * Return: @dev as a struct dmapool_dev, for dmapool_create() and
+ * dmapool_create_opts().
+ */
 static inline struct dmapool_dev *dmapool_kdev(struct device *dev)
 {
 	return (struct dmapool_dev *)dev;
 }
 
+/**
+ * dmapool_kdev_of() - The struct device behind a dmapool device.
+ * @dev: a device made by dmapool_kdev()
+ *
+ * Context: Any context.
+ * Return: the struct device that dmapool_kdev() was given.
+ */
 static inline struct device *dmapool_kdev_of(struct dmapool_dev *dev)
 {
 	return (struct device *)dev;
@@ -66,6 +84,18 @@ struct dma_pool *dmapool_dmam_pool_create(const char *name,
 					  size_t align, size_t boundary);
 void dmapool_dmam_pool_destroy(struct dma_pool *pool);
 
+/**
+ * dmapool_dma_pool_zalloc() - Allocate a zeroed block (dma_pool_zalloc()).
+ * @pool: a pool made by dmapool_dma_pool_create() or
+ *	dmapool_dmam_pool_create()
+ * @mem_flags: how a new chunk is allocated, if one is needed
+ * @handle: where the block's DMA address is stored
+ *
+ * dmapool_dma_pool_alloc() with __GFP_ZERO.
+ *
+ * Context: As dmapool_dma_pool_alloc().
+ * Return: the block, zeroed, or NULL.
+ */
 static inline void *dmapool_dma_pool_zalloc(struct dma_pool *pool,
 					    gfp_t mem_flags,
 					    dma_addr_t *handle)
@@ -73,7 +103,6 @@ static inline void *dmapool_dma_pool_zalloc(struct dma_pool *pool,
 	return dmapool_dma_pool_alloc(pool, mem_flags | __GFP_ZERO, handle);
 }
 
-/* The dmapool pool behind a drop-in pool (for stats and reports). */
 struct dmapool *dmapool_of_dma_pool(struct dma_pool *pool);
 
 #endif /* DMAPOOL_KERNEL_H */
