@@ -61,6 +61,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/types.h>
+#include <linux/version.h>
 #include <linux/workqueue.h>
 
 #ifdef CONFIG_X86
@@ -80,7 +81,8 @@
 #define DP_LIKELY(x)	likely(x)
 #define DP_UNLIKELY(x)	unlikely(x)
 #define DP_NOINLINE	noinline __cold
-#ifdef __SIZEOF_INT128__	/* where <linux/types.h> has u128 */
+/* u128: in <linux/types.h> with __SIZEOF_INT128__ in 6.12 (not in 6.1) */
+#if defined(__SIZEOF_INT128__) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 #define DP_HAVE_U128	1
 #endif
 
