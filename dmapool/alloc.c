@@ -273,8 +273,12 @@ static DP_NOINLINE void *alloc_restage(struct dmapool *pool,
 	uint64_t word;
 	uint32_t pos, st;
 
-	if (DP_UNLIKELY(pool->alloc_stepped))
-		return alloc_stepped(pool, h, gfp, dma, handle, pin);
+	if (DP_UNLIKELY(h == &dp_heap_none || pool->alloc_stepped)) {
+		if (h != &dp_heap_none)
+			return alloc_stepped(pool, h, gfp, dma, handle, pin);
+		dp_owner_unpin(&pool->owners, pin);
+		return dp_alloc_slow(pool, gfp, dma, handle);
+	}
 	if (!dp_heap_restage(h)) {
 		dp_owner_unpin(&pool->owners, pin);
 		return dp_alloc_slow(pool, gfp, dma, handle);
@@ -307,11 +311,9 @@ alloc_one(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
 	dp_pin_t pin;
 
 	dp_owner_pin(&pool->owners, &pin);
+	/* Never NULL: a context without a heap finds dp_heap_none, whose
+	 * staged word is empty. */
 	h = dp_owner_heap_fast(&pool->owners);
-	if (DP_UNLIKELY(!h)) {
-		dp_owner_unpin(&pool->owners, pin);
-		return dp_alloc_slow(pool, gfp, dma, handle);
-	}
 	if (DP_UNLIKELY(!(word = *(wp = h->wp))))
 		return alloc_restage(pool, h, gfp, dma, handle, pin);
 	*wp = word & (word - 1);

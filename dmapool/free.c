@@ -208,7 +208,7 @@ free_owned(struct dmapool *pool, struct dp_chunk *c,
 	tok = dp_owner_pin(&pool->owners, &pin);
 	if (DP_READ_ONCE(c->owner) != tok)
 		goto no;
-	if (DP_LIKELY(g->fast_m)) {
+	if (DP_LIKELY(g->fast_n)) {
 		if (!dp_block_check_fast(g, c, off, dma, &pos))
 			goto no;
 	} else {
@@ -291,7 +291,7 @@ free_judged(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 	if (DP_LIKELY(pool->index.ops == &dp_hash_ops)) {
 		if (free_owned(pool, c, off, dma, zero))
 			return;
-		if (DP_LIKELY(pool->geo.fast_m) &&
+		if (DP_LIKELY(pool->geo.fast_n) &&
 		    free_remote(pool, (uintptr_t)vaddr, dma, zero))
 			return;
 	}
@@ -308,12 +308,11 @@ void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 	free_judged(pool, vaddr, dma, c, off, zero);
 }
 
-/* The fast path declined (@c and @off: what its lookup found). */
+/* The fast path declined. */
 static DP_NOINLINE void free_declined(struct dmapool *pool, void *vaddr,
-				      dmapool_dma_t dma, struct dp_chunk *c,
-				      uintptr_t off)
+				      dmapool_dma_t dma)
 {
-	free_judged(pool, vaddr, dma, c, off, false);
+	dp_free_slow(pool, vaddr, dma, false);
 }
 
 /* ---- the fast path ------------------------------------------------------ */
@@ -324,6 +323,37 @@ static DP_NOINLINE void relist_unpin(struct dmapool *pool, struct dp_chunk *c,
 {
 	dp_heap_relist(c->heap, c);
 	dp_owner_unpin(&pool->owners, pin);
+}
+
+/*
+ * The fast path's lookup and block check in one: the chunk of @va's bucket
+ * run in which @va is a block start (*@pos its position), or
+ * &dp_chunk_none.  dp_geo_fast_pos() bounds the offset too, so a probe is
+ * one multiply and one compare; an address that is no block start of a
+ * one-segment chunk runs on to the run's end and is judged slowly.
+ */
+static inline __attribute__((always_inline)) struct dp_chunk *
+find_block(const struct dmapool *pool, uintptr_t va, uintptr_t *off,
+	   size_t *pos)
+{
+	const struct dp_hash *h = &pool->index.hash;
+	struct dp_chunk *const *b = DP_RCU_DEREF(h->b);
+	const struct dp_hash_table *t = DP_CONTAINER_OF(b, struct dp_hash_table,
+							b[0]);
+	/* dp_hash_home(), with the multiplier read from the pool. */
+	uint64_t i = (((va & h->gmask) * h->mult) >> 32) & t->mask;
+
+	for (;;) {
+		struct dp_chunk *c = DP_RCU_DEREF(b[i]);
+		uint64_t q;
+
+		*off = va - DP_READ_ONCE(c->vaddr);
+		q = dp_geo_fast_pos(&pool->geo, *off);
+		*pos = (size_t)q;
+		if (DP_LIKELY(q < pool->geo.fast_n) || c == &dp_chunk_none)
+			return c;
+		i = (i + 1) & t->mask;
+	}
 }
 
 static inline __attribute__((always_inline)) void
@@ -337,16 +367,16 @@ free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 	size_t pos;
 
 	/* A miss gives dp_chunk_none, whose owner is nobody. */
-	c = dp_hash_find_off(&pool->index.hash, va, &off);
+	c = find_block(pool, va, &off, &pos);
 	tok = dp_owner_pin(&pool->owners, &pin);
-	/* Invariant 3: the caller's own chunk, a block start, its dma... */
+	/* Invariant 3: a block start of the caller's own chunk, its dma... */
 	if (DP_UNLIKELY(DP_READ_ONCE(c->fast_owner) != tok ||
-			!dp_block_check_fast(&pool->geo, c, off, dma, &pos) ||
+			c->dma + off != dma ||
 			/* ... and allocated until this instant. */
 			!dp_state_claim(c, pos))) {
 		dp_owner_unpin(&pool->owners, pin);
 		/* Steps, another context's block, or wrong: judged again. */
-		free_declined(pool, vaddr, dma, c, off);
+		free_declined(pool, vaddr, dma);
 		return;
 	}
 	if (DP_UNLIKELY(dp_block_put(c, pos))) {

@@ -17,10 +17,10 @@
  * and verifies the result, so an offset that is not a block start is caught.
  *
  * The fast paths use the linear form off = pos * stride, which is exact for
- * every chunk that is one segment (fast_recip = recip, fast_m its 64-bit
- * form); a chunk of several segments with gaps between them has both 0, so
- * the fast path's check fails and the slow path does the segment
- * arithmetic.  Linear positions past the last block of a one-segment chunk
+ * every chunk that is one segment (fast_recip = recip, and fast_n the
+ * bound of dp_geo_fast_pos()); a chunk of several segments with gaps
+ * between them has both 0, so the fast path's check fails and the slow
+ * path does the segment arithmetic.  Linear positions past the last block of a one-segment chunk
  * with a tail gap (nstate > nbits) have a state word that is never
  * "allocated", so a free there fails its claim and is judged slowly.
  *
@@ -59,8 +59,9 @@ struct dp_geometry {
 	uint32_t nstate;	/* state words per chunk (>= nbits) */
 	uint64_t recip;		/* ceil(2^32 / stride) */
 	uint64_t fast_recip;	/* recip for one-segment chunks, else 0 */
-	uint64_t fast_m;	/* ceil(2^64 / stride) for them (stride >= 2),
-				 * else 0: see dp_block_check_fast() */
+	uint64_t fast_inv;	/* inverse of stride's odd part mod 2^64 */
+	uint32_t fast_rot;	/* stride's trailing zero bits */
+	uint32_t fast_n;	/* nstate for one-segment chunks, else 0 */
 	uint32_t page_shift;
 	bool one_seg;		/* no block can cross the boundary */
 	size_t chunk_size;
@@ -109,6 +110,24 @@ static inline bool dp_geo_position(const struct dp_geometry *g, size_t off,
 		return false;
 	*pos = (uint32_t)(seg << g->seg_bits | slot);
 	return true;
+}
+
+/*
+ * The linear position of offset @off (any 64-bit value) in a one-segment
+ * chunk: below fast_n exactly when @off is a block start, and then the
+ * block's position (off / stride).  One multiply and a rotate, no
+ * division and no range check of its own: with stride = odd * 2^k,
+ * multiplying by the odd part's inverse modulo 2^64 and rotating right by
+ * k maps the multiples m * stride of the 64-bit range onto 0, 1, 2, ...
+ * (m itself) and, being a bijection, every other value above them
+ * (Granlund and Montgomery's divisibility test, 1994).
+ */
+static inline uint64_t dp_geo_fast_pos(const struct dp_geometry *g,
+				       uint64_t off)
+{
+	const uint64_t x = off * g->fast_inv;
+
+	return x >> g->fast_rot | x << ((64 - g->fast_rot) & 63);
 }
 
 /* Is @pos a position that holds a block (not a hole between segments)? */

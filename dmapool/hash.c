@@ -158,8 +158,10 @@ static void *hash_table_give(struct dp_index *ix, void *mem, size_t bytes)
 		struct dp_chunk *c = old->b[i];
 
 		if (empty(c) ||
-		    dp_hash_find_fast(&(struct dp_hash){ t->b, len,
-							 ix->hash.gmask, t },
+		    dp_hash_find_fast(&(struct dp_hash){
+					.b = t->b, .len = len,
+					.gmask = ix->hash.gmask,
+					.mult = DP_HASH_MULT, .table = t },
 				      c->vaddr) == c)
 			continue;
 		put_range(ix, t, c->vaddr, len, c, true);

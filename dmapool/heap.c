@@ -73,6 +73,12 @@ static void unlist(struct dp_heap *h, struct dp_chunk *c)
 
 /* What the staged word points at when nothing is staged. */
 uint64_t dp_zero_word;
+/* A heap with no block: the owners' slots hold it until a context has a
+ * heap (os.h), so the fast path finds an empty staged word, not NULL. */
+struct dp_heap dp_heap_none = {
+	.wp = &dp_zero_word, .swp = &dp_zero_word,
+	.self = DP_OWNER_NONE,
+};
 
 static void unstage(struct dp_heap *h)
 {

@@ -87,6 +87,8 @@ bool dp_heap_restage_stepped(struct dp_heap *h);
 bool dp_heap_take(struct dp_heap *h, struct dp_chunk **c, uint32_t *pos);
 /* The staged word when nothing is (the fast path finds it empty). */
 extern uint64_t dp_zero_word;
+/* What dp_owner_heap_fast() gives a context without a heap (os.h). */
+extern struct dp_heap dp_heap_none;
 /*
  * Find free blocks without growing: quarantined blocks whose epoch passed,
  * remote frees, kept empty chunks.  True when the heap has a free block.

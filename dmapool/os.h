@@ -46,8 +46,10 @@
  *                     pin to this context; its token
  *  void dp_owner_unpin(struct dp_owners *o, dp_pin_t pin)
  *  void *dp_owner_heap(struct dp_owners *o)      pinned: this context's heap
- *                     or NULL;  dp_owner_heap_fast() the same, but may also
- *                     return NULL when the heap is only found the slow way
+ *                     or NULL;  dp_owner_heap_fast() the same, but returns
+ *                     DP_NO_HEAP (&dp_heap_none, the core's heap that has
+ *                     no block: never NULL) instead of NULL, and also when
+ *                     the heap is only found the slow way
  *  dp_owner_t dp_owner_set_heap(struct dp_owners *o, void *heap)
  *                     pinned: install this context's heap (userspace may
  *                     allocate); its token, or 0 when it cannot (out of

@@ -220,6 +220,12 @@ static __always_inline void dp_owner_unpin(struct dp_owners *o, dp_pin_t pin)
 	local_unlock_irqrestore(&o->pcpu->lock, pin);
 }
 
+/* The core's heap with no block (heap.c): what a CPU's heap is before it
+ * has one, so that the fast path needs no NULL test. */
+struct dp_heap;
+extern struct dp_heap dp_heap_none;
+#define DP_NO_HEAP	((void *)&dp_heap_none)
+
 /* Pinned: this CPU's heap (one %gs-relative load on x86). */
 static __always_inline void *dp_owner_heap_fast(struct dp_owners *o)
 {
@@ -228,7 +234,9 @@ static __always_inline void *dp_owner_heap_fast(struct dp_owners *o)
 
 static __always_inline void *dp_owner_heap(struct dp_owners *o)
 {
-	return dp_owner_heap_fast(o);
+	void *h = dp_owner_heap_fast(o);
+
+	return h == DP_NO_HEAP ? NULL : h;
 }
 
 /* Pinned: install this CPU's heap; it never fails here. */

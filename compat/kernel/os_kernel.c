@@ -142,12 +142,14 @@ int dp_owners_init(struct dp_owners *o, void (*exit)(void *heap, void *arg),
 {
 	int cpu;
 
-	/* Zeroed, one per possible CPU: no heap yet. */
+	/* One per possible CPU, without a heap yet. */
 	o->pcpu = alloc_percpu(struct dp_owner_cpu);
 	if (!o->pcpu)
 		return -ENOMEM;
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		local_lock_init(&per_cpu_ptr(o->pcpu, cpu)->lock);
+		per_cpu_ptr(o->pcpu, cpu)->heap = DP_NO_HEAP;
+	}
 	return 0;
 }
 

@@ -311,6 +311,12 @@ struct dp_pin_lock {
 	char unused;
 };
 
+/* The core's heap with no block (heap.c): what a slot holds without one,
+ * so that the fast path needs no NULL test. */
+struct dp_heap;
+extern struct dp_heap dp_heap_none;
+#define DP_NO_HEAP	((void *)&dp_heap_none)
+
 extern __thread void *dp_owner_tls[DP_OWNER_FAST]
 	__attribute__((tls_model("initial-exec")));
 
@@ -342,7 +348,7 @@ static inline void *dp_owner_heap(struct dp_owners *o)
 {
 	void *h = dp_owner_tls[o->fast];
 
-	return DP_LIKELY(h) ? h : dp_owner_heap_slow(o);
+	return DP_LIKELY(h != DP_NO_HEAP) ? h : dp_owner_heap_slow(o);
 }
 
 /* Deferred work: userspace has no worker; the caller does it inline. */
