@@ -118,39 +118,97 @@ static void give_other(struct dmapool *pool, struct dp_chunk *c, uint32_t pos,
 }
 
 /*
+ * The steps of a free of a block of the caller's own chunk, claimed, pinned,
+ * when the byte work has something to report: byte work, then quarantine
+ * or reuse (and a release automatic shrink asks for).  Unpins.
+ */
+static DP_NOINLINE void owner_steps_reported(struct dmapool *pool,
+					     struct dp_chunk *c, uint32_t pos,
+					     bool zero, dp_pin_t pin)
+{
+	struct dp_chunk *release = NULL;
+	struct dp_pending rep;
+	bool bad;
+
+	bad = dp_harden_free_bytes(pool, c, pos, DP_READ_ONCE(c->st[pos]),
+				   zero, &rep);
+	dp_heap_give(c->heap, c, pos, &release);
+	dp_owner_unpin(&pool->owners, pin);
+	if (release)
+		dp_supply_release(pool, release, true);
+	if (bad)
+		dp_report_deliver(pool, &rep);
+}
+
+/*
+ * Quarantine's steady state, inline: the ring is full and its oldest block
+ * still waits for a quiesce, so the oldest is pushed out (forced, counted)
+ * and the new block takes its slot.  *@c, *@pos: the block that goes back
+ * (true), or unchanged (false: dp_heap_give() does the rest).
+ */
+static inline __attribute__((always_inline)) bool
+quarantine_swap(struct dmapool *pool, struct dp_heap *h, struct dp_chunk **c,
+		size_t *pos)
+{
+	struct dp_quarantine *q = &h->q;
+	const uint32_t now = DP_READ_ONCE(pool->qepoch);
+	struct dp_qent *e = &q->ring[q->head];
+	struct dp_chunk *oc;
+
+	if (q->count != q->max || (int32_t)(e->epoch - now) < 0)
+		return false;
+	oc = e->c;
+	e->c = *c;
+	*c = oc;
+	oc = NULL;
+	{
+		const uint32_t op = e->pos;
+
+		e->pos = (uint32_t)*pos;
+		*pos = op;
+	}
+	e->epoch = now;
+	if (++q->head == q->max)
+		q->head = 0;
+	DP_WRITE_ONCE(q->forced, q->forced + 1);
+	return true;
+}
+
+/*
  * The steps of a free of a block of the caller's own chunk, claimed, pinned:
  * byte work, then quarantine or reuse (and a release automatic shrink asks
- * for).  Unpins.
+ * for).  Unpins.  The common cases inline; a report, automatic shrink and
+ * quarantine's other cases in heap.c.
  */
 static inline __attribute__((always_inline)) void
 owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos, bool zero,
 	    dp_pin_t pin)
 {
+	const uint32_t steps = pool->steps;
 	struct dp_chunk *release = NULL;
-	struct dp_pending rep;
-	bool bad = false;
 
-	if (DP_UNLIKELY((pool->steps & DP_STEPS_FREE_BYTES) || zero))
-		bad = dp_harden_free_bytes(pool, c, (uint32_t)pos,
-					   DP_READ_ONCE(c->st[pos]), zero,
-					   &rep);
-	if (pool->steps & (DP_STEP_QUARANTINE | DP_STEP_AUTO_SHRINK)) {
-		dp_heap_give(c->heap, c, (uint32_t)pos, &release);
-	} else if (DP_LIKELY(!dp_block_put(c, pos))) {
-		/* Reuse with nothing more to do: the bit back, as the fast
-		 * path does. */
-		dp_owner_unpin(&pool->owners, pin);
-		if (DP_UNLIKELY(bad))
-			dp_report_deliver(pool, &rep);
+	if (DP_UNLIKELY((steps & DP_STEPS_FREE_BYTES) || zero) &&
+	    DP_UNLIKELY(!dp_harden_free_quick(pool, c, (uint32_t)pos,
+					      DP_READ_ONCE(c->st[pos]),
+					      zero))) {
+		owner_steps_reported(pool, c, (uint32_t)pos, zero, pin);
 		return;
-	} else {
-		dp_heap_give_put(c->heap, c, (uint32_t)pos, &release);
 	}
+	if (steps & (DP_STEP_QUARANTINE | DP_STEP_AUTO_SHRINK)) {
+		if ((steps & DP_STEP_AUTO_SHRINK) ||
+		    !quarantine_swap(pool, c->heap, &c, &pos)) {
+			dp_heap_give(c->heap, c, (uint32_t)pos, &release);
+			dp_owner_unpin(&pool->owners, pin);
+			if (DP_UNLIKELY(release))
+				dp_supply_release(pool, release, true);
+			return;
+		}
+	}
+	/* Reuse (no automatic shrink here): the bit back, as the fast path
+	 * does, and a chunk that was full listed again. */
+	if (DP_UNLIKELY(dp_block_put(c, pos)))
+		dp_heap_relist(c->heap, c);
 	dp_owner_unpin(&pool->owners, pin);
-	if (DP_UNLIKELY(release))
-		dp_supply_release(pool, release, true);
-	if (DP_UNLIKELY(bad))
-		dp_report_deliver(pool, &rep);
 }
 
 /* A claimed block of a chunk the caller did not own a moment ago. */
@@ -308,11 +366,13 @@ void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 	free_judged(pool, vaddr, dma, c, off, zero);
 }
 
-/* The fast path declined. */
+/* The fast path declined (@c: what its lookup found, the chunk @vaddr is
+ * a block start of, or &dp_chunk_none). */
 static DP_NOINLINE void free_declined(struct dmapool *pool, void *vaddr,
-				      dmapool_dma_t dma)
+				      dmapool_dma_t dma, struct dp_chunk *c)
 {
-	dp_free_slow(pool, vaddr, dma, false);
+	free_judged(pool, vaddr, dma, c,
+		    (uintptr_t)vaddr - DP_READ_ONCE(c->vaddr), false);
 }
 
 /* ---- the fast path ------------------------------------------------------ */
@@ -376,7 +436,7 @@ free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 			!dp_state_claim(c, pos))) {
 		dp_owner_unpin(&pool->owners, pin);
 		/* Steps, another context's block, or wrong: judged again. */
-		free_declined(pool, vaddr, dma);
+		free_declined(pool, vaddr, dma, c);
 		return;
 	}
 	if (DP_UNLIKELY(dp_block_put(c, pos))) {

@@ -338,17 +338,6 @@ void dp_heap_quiesce(struct dp_heap *h, bool all, struct dp_chunk **release)
 		release_oldest(h, release);
 }
 
-void dp_heap_give_put(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
-		      struct dp_chunk **release)
-{
-	/* Without quarantine or automatic shrink the bit is already back. */
-	if (!(h->pool->steps & (DP_STEP_QUARANTINE | DP_STEP_AUTO_SHRINK))) {
-		after_put(h, c, true, release);
-		return;
-	}
-	dp_heap_give(h, c, pos, release);
-}
-
 void dp_heap_give(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
 		  struct dp_chunk **release)
 {

@@ -96,11 +96,6 @@ extern struct dp_heap dp_heap_none;
  */
 bool dp_heap_refill(struct dp_heap *h, struct dp_chunk **release);
 
-/* dp_heap_give() for a caller that already put the block back into @c's
- * map when the pool has neither quarantine nor automatic shrink, and found
- * the chunk was full. */
-void dp_heap_give_put(struct dp_heap *h, struct dp_chunk *c, uint32_t pos,
-		      struct dp_chunk **release);
 /*
  * The owner disposes of a block it claimed: into quarantine or back to the
  * free map.  *@release (if NULL on entry, may be set): a chunk that emptied
