@@ -25,6 +25,7 @@
 #define DP_QUARANTINE_DEFAULT	256u
 #define DP_QUARANTINE_LIMIT	(1u << 20)
 
+#if DP_HAVE_HARDEN
 /* Options this file judges; NULL or why they are refused. */
 const char *dp_harden_check_opts(const struct dmapool_opts *o);
 /* The pool's steps, keys and parameters from @o. */
@@ -44,5 +45,41 @@ bool dp_harden_free_bytes(struct dmapool *pool, struct dp_chunk *c,
  */
 bool dp_harden_alloc_check(struct dmapool *pool, struct dp_chunk *c,
 			   uint32_t pos, uint32_t st, struct dp_pending *p);
+#else
+/*
+ * Compiled out (harden.c and placement.c are not built): create refuses
+ * the options before these run (pool.c), and with the steps' bits 0
+ * (pool.h) the data paths never reach the byte work.
+ */
+static inline const char *dp_harden_check_opts(const struct dmapool_opts *o)
+{
+	return NULL;
+}
+
+static inline void dp_harden_init(struct dmapool *pool,
+				  const struct dmapool_opts *o)
+{
+}
+
+static inline void dp_harden_chunk_init(struct dmapool *pool,
+					struct dp_chunk *c)
+{
+}
+
+static inline bool dp_harden_free_bytes(struct dmapool *pool,
+					struct dp_chunk *c, uint32_t pos,
+					uint32_t st, bool zero,
+					struct dp_pending *p)
+{
+	return false;
+}
+
+static inline bool dp_harden_alloc_check(struct dmapool *pool,
+					 struct dp_chunk *c, uint32_t pos,
+					 uint32_t st, struct dp_pending *p)
+{
+	return false;
+}
+#endif
 
 #endif /* DMAPOOL_HARDEN_H */
