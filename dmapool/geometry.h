@@ -35,6 +35,7 @@
 /* errno values the core returns (the same in both worlds). */
 #define DP_ENOMEM	12
 #define DP_EINVAL	22
+#define DP_EOPNOTSUPP	95
 
 #define DP_MAX_BLOCKS_PER_CHUNK	4096u	/* 64 bitmap words + 1 summary word */
 #define DP_MAX_CHUNK_SIZE	((size_t)1 << 30)

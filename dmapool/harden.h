@@ -27,6 +27,7 @@
 
 #define DP_POISON_WORD	(0x0101010101010101ull * DP_POISON_BYTE)
 
+#if DP_HAVE_HARDEN
 /* Options this file judges; NULL or why they are refused. */
 const char *dp_harden_check_opts(const struct dmapool_opts *o);
 /* The pool's steps, keys and parameters from @o. */
@@ -40,6 +41,49 @@ void dp_harden_chunk_init(struct dmapool *pool, struct dp_chunk *c);
 bool dp_harden_free_bytes(struct dmapool *pool, struct dp_chunk *c,
 			  uint32_t pos, uint32_t st, bool zero,
 			  struct dp_pending *p);
+/*
+ * The check of a block just allocated (the caller's now); @st: its state
+ * word before the allocation.  True when a report was filled.
+ */
+bool dp_harden_alloc_check(struct dmapool *pool, struct dp_chunk *c,
+			   uint32_t pos, uint32_t st, struct dp_pending *p);
+#else
+/*
+ * Compiled out (harden.c and placement.c are not built): create refuses
+ * the options before these run (pool.c), and with the steps' bits 0
+ * (pool.h) the data paths never reach the byte work.
+ */
+static inline const char *dp_harden_check_opts(const struct dmapool_opts *o)
+{
+	return NULL;
+}
+
+static inline void dp_harden_init(struct dmapool *pool,
+				  const struct dmapool_opts *o)
+{
+}
+
+static inline void dp_harden_chunk_init(struct dmapool *pool,
+					struct dp_chunk *c)
+{
+}
+
+static inline bool dp_harden_free_bytes(struct dmapool *pool,
+					struct dp_chunk *c, uint32_t pos,
+					uint32_t st, bool zero,
+					struct dp_pending *p)
+{
+	return false;
+}
+
+static inline bool dp_harden_alloc_check(struct dmapool *pool,
+					 struct dp_chunk *c, uint32_t pos,
+					 uint32_t st, struct dp_pending *p)
+{
+	return false;
+}
+#endif
+
 /*
  * Sampled poison: is this block whole-poisoned between a free and the next
  * allocation?  @st is its state word while free (generation, not
@@ -121,12 +165,5 @@ static inline bool dp_harden_free_quick(struct dmapool *pool,
 	}
 	return true;
 }
-
-/*
- * The check of a block just allocated (the caller's now); @st: its state
- * word before the allocation.  True when a report was filled.
- */
-bool dp_harden_alloc_check(struct dmapool *pool, struct dp_chunk *c,
-			   uint32_t pos, uint32_t st, struct dp_pending *p);
 
 #endif /* DMAPOOL_HARDEN_H */

@@ -126,10 +126,24 @@ void dp_heap_set_owner(struct dp_heap *h, dp_owner_t self,
 struct dp_chunk *dp_heap_detach_empty(struct dp_heap *h, size_t *keep);
 
 /* placement.c */
+#if DP_HAVE_HARDEN
 uint64_t dp_rand_next(uint64_t *state);
 uint32_t dp_rand_below(uint64_t *state, uint32_t n);
 /* A random free block of one of the first chunks of @list (not empty). */
 struct dp_chunk *dp_random_pick(struct dp_chunk *list, uint64_t *rng,
 				uint32_t *pos);
+#else
+/*
+ * Without the hardening options placement.c is not built and DP_STEP_RANDOM
+ * is 0, so this is never called; were it, the first free block is a valid
+ * (if predictable) choice.
+ */
+static inline struct dp_chunk *dp_random_pick(struct dp_chunk *list,
+					      uint64_t *rng, uint32_t *pos)
+{
+	*pos = dp_block_take_first(list);
+	return list;
+}
+#endif
 
 #endif /* DMAPOOL_HEAP_H */

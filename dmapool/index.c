@@ -21,9 +21,11 @@ int dp_index_init(struct dp_index *ix, enum dmapool_index_kind kind,
 		ix->ops = &dp_radix_ops;
 		ix->radix = true;
 		return 0;
+#if DP_HAVE_BTREE	/* else refused at create (pool.c) */
 	case DMAPOOL_INDEX_BTREE:
 		ix->ops = &dp_btree_ops;
 		return 0;
+#endif
 	default:
 		return -1;
 	}

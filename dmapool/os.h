@@ -12,6 +12,12 @@
  *  DP_NOINLINE                a cold function kept out of its caller
  *  DP_WARN_ON(cond)           internal-bug check; evaluates to cond
  *  DP_ASSERT(cond)            compiled out unless debugging
+ *  DP_HAVE_HARDEN             1 when the hardening options are built
+ *                             (poison, sampled poison, scrub, redzones,
+ *                             quarantine, random placement; harden.c,
+ *                             placement.c), else 0
+ *  DP_HAVE_BTREE              1 when the B-tree index is built (btree.c)
+ *                             A left-out option is refused at create.
  *
  * Locks (the pool lock guards what is shared: the slot table, the index's
  * writers, the shared heap, orphaned heaps, spare chunks):

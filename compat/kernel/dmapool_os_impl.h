@@ -78,6 +78,18 @@
 #define DP_UNLIKELY(x)	unlikely(x)
 #define DP_NOINLINE	noinline __cold
 
+/*
+ * Features: all of them in dmapool.ko; in a tree, what Kconfig says
+ * (mm/dmapool/Kconfig, installed by install-into-tree).
+ */
+#ifdef DMAPOOL_IN_TREE
+#define DP_HAVE_HARDEN	IS_ENABLED(CONFIG_DMAPOOL_HARDENED)
+#define DP_HAVE_BTREE	IS_ENABLED(CONFIG_DMAPOOL_BTREE)
+#else
+#define DP_HAVE_HARDEN	1
+#define DP_HAVE_BTREE	1
+#endif
+
 #define DP_WARN_ON(c)	WARN_ON(c)
 #ifdef DMAPOOL_DEBUG
 #define DP_ASSERT(c)	((void)WARN_ON_ONCE(!(c)))
@@ -436,7 +448,29 @@ static __always_inline bool dp_os_cmpxchg_ptr(void **p, void *old, void *new)
 }
 
 /* Fully ordered exchange and fetch-or (of a u32 or a u64); the old value. */
+#if BITS_PER_LONG == 64
 #define DP_XCHG(p, v)		xchg((p), (v))
+#else
+/*
+ * xchg() takes at most a long: on a 32-bit kernel a u64 goes through
+ * atomic64_xchg() (through memory, so that no branch casts a pointer to a
+ * wider integer).  The test is a constant: the other branch is dropped.
+ */
+static __always_inline void dp_xchg_wide(void *p, const void *v, void *old)
+{
+	*(u64 *)old = (u64)atomic64_xchg((atomic64_t *)p, *(const s64 *)v);
+}
+
+#define DP_XCHG(p, v)							\
+	({								\
+		__typeof__(*(p)) __dp_new = (v), __dp_old;		\
+		if (sizeof(*(p)) > sizeof(long))			\
+			dp_xchg_wide((p), &__dp_new, &__dp_old);	\
+		else							\
+			__dp_old = xchg((p), __dp_new);			\
+		__dp_old;						\
+	})
+#endif
 
 #define DP_ATOMIC_SIZED(p, op32, op64, v)				\
 	({								\

@@ -223,10 +223,9 @@ void dp_os_report_default(const struct dmapool_report *r)
 		n += scnprintf(found + n, sizeof(found) - n, " %02x",
 			       r->found[i]);
 	/* %p hashes addresses, as the kernel's own dma_pool messages do. */
-	pr_err_ratelimited("dmapool: %s: pool \"%s\": addr %p dma %#llx block %p (dma %#llx) +%zu%s%s%s%s count %llu: %s\n",
+	pr_err_ratelimited("dmapool: %s: pool \"%s\": addr %p dma %pad block %p (dma %pad) +%zu%s%s%s%s count %llu: %s\n",
 			   dmapool_report_kind_name(r->kind), r->pool_name,
-			   r->addr, (unsigned long long)r->dma, r->block,
-			   (unsigned long long)r->block_dma, r->offset,
+			   r->addr, &r->dma, r->block, &r->block_dma, r->offset,
 			   r->found_len ? " found" : "", found,
 			   r->owner_name ? " owner " : "",
 			   r->owner_name ? r->owner_name : "",

@@ -22,6 +22,14 @@
 #define DP_UNLIKELY(x)	__builtin_expect(!!(x), 0)
 #define DP_NOINLINE	__attribute__((noinline, cold))
 
+/* Every feature is built in userspace (a test build may say otherwise). */
+#ifndef DP_HAVE_HARDEN
+#define DP_HAVE_HARDEN	1
+#endif
+#ifndef DP_HAVE_BTREE
+#define DP_HAVE_BTREE	1
+#endif
+
 void dp_os_warn(const char *file, int line, const char *cond);
 static inline bool dp_warn_check(bool c, const char *file, int line,
 				 const char *cond)
