@@ -31,6 +31,11 @@ void *dp_zero_block(void *vaddr, size_t size)
 	return vaddr;
 }
 
+void dp_fill_block(void *vaddr, int byte, size_t size)
+{
+	dp_os_memset(vaddr, byte, size);
+}
+
 /* ---- contexts ----------------------------------------------------------- */
 
 static struct dp_heap *heap_new(struct dmapool *pool, dmapool_gfp_t gfp)

@@ -84,6 +84,13 @@ static inline bool dp_harden_alloc_check(struct dmapool *pool,
 }
 #endif
 
+/* (alloc.c) zalloc's memset, out of line: the fast path's only call, a
+ * tail call; and the same with any byte, for the byte steps of cold
+ * callers, where the compiler would expand an inline memset into a slow
+ * rep stosb. */
+void *dp_zero_block(void *vaddr, size_t size);
+void dp_fill_block(void *vaddr, int byte, size_t size);
+
 /*
  * Sampled poison: is this block whole-poisoned between a free and the next
  * allocation?  @st is its state word while free (generation, not
@@ -145,11 +152,11 @@ static inline bool dp_harden_free_quick(struct dmapool *pool,
 						  pool->key)))
 		return false;
 	if (steps & DP_STEP_POISON) {
-		dp_os_memset(b, DP_POISON_BYTE, g->size);
+		dp_fill_block(b, DP_POISON_BYTE, g->size);
 		return true;
 	}
 	if (zero || (steps & DP_STEP_SCRUB))
-		dp_os_memset(b, 0, g->size);
+		dp_zero_block(b, g->size);
 	if (steps & DP_STEP_SAMPLED) {
 		if (DP_LIKELY(g->size >= DP_POISON_HEAD) &&
 		    !dp_harden_sampled_whole(pool, c, pos, st)) {
@@ -160,7 +167,7 @@ static inline bool dp_harden_free_quick(struct dmapool *pool,
 			__builtin_memcpy(b + 8, &w, 8);
 		} else {
 			/* Whole: sampled, or smaller than the head. */
-			dp_os_memset(b, DP_POISON_BYTE, g->size);
+			dp_fill_block(b, DP_POISON_BYTE, g->size);
 		}
 	}
 	return true;
