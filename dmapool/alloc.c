@@ -40,6 +40,11 @@ void *dp_zero_block(void *vaddr, size_t size)
 	return vaddr;
 }
 
+void dp_fill_block(void *vaddr, int byte, size_t size)
+{
+	dp_os_memset(vaddr, byte, size);
+}
+
 /* ---- contexts ----------------------------------------------------------- */
 
 static struct dp_heap *heap_new(struct dmapool *pool, dmapool_gfp_t gfp)
@@ -284,8 +289,12 @@ static DP_NOINLINE void *alloc_restage(struct dmapool *pool,
 	u64 word;
 	u32 pos, st;
 
-	if (DP_UNLIKELY(pool->alloc_stepped))
-		return alloc_stepped(pool, h, gfp, dma, handle, pin);
+	if (DP_UNLIKELY(h == &dp_heap_none || pool->alloc_stepped)) {
+		if (h != &dp_heap_none)
+			return alloc_stepped(pool, h, gfp, dma, handle, pin);
+		dp_owner_unpin(&pool->owners, pin);
+		return dp_alloc_slow(pool, gfp, dma, handle);
+	}
 	if (!dp_heap_restage(h)) {
 		dp_owner_unpin(&pool->owners, pin);
 		return dp_alloc_slow(pool, gfp, dma, handle);
@@ -318,11 +327,11 @@ alloc_one(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
 	dp_pin_t pin;
 
 	dp_owner_pin(&pool->owners, &pin);
+	/*
+	 * Never NULL: a context without a heap finds dp_heap_none, whose
+	 * staged word is empty.
+	 */
 	h = dp_owner_heap_fast(&pool->owners);
-	if (DP_UNLIKELY(!h)) {
-		dp_owner_unpin(&pool->owners, pin);
-		return dp_alloc_slow(pool, gfp, dma, handle);
-	}
 	wp = h->wp;
 	word = *wp;
 	if (DP_UNLIKELY(!word))

@@ -186,32 +186,18 @@ static inline bool dp_block_check(const struct dp_geometry *g,
 }
 
 /*
- * The same for the fast paths, when @c is the caller's own chunk and @off
- * the address's offset in it (below chunk_size): the linear form of
- * geometry.h, which fails for chunks of several segments.
+ * The same for the fast paths (@off: the address's offset from @c's
+ * start, any value): the linear form of geometry.h, which fails for
+ * chunks of several segments (fast_n = 0).
  */
 static inline bool dp_block_check_fast(const struct dp_geometry *g,
 				       const struct dp_chunk *c, u64 off,
 				       dmapool_dma_t dma, size_t *pos)
 {
-#ifdef DP_HAVE_U128
-	/*
-	 * One multiply gives both (Lemire, Kaser and Kurz, "Faster
-	 * remainder by direct computation", 2019): with m = ceil(2^64 / d)
-	 * and off < 2^32, the high half of m * off is off / d and the low
-	 * half is below m exactly when d divides off.
-	 */
-	const u128 prod = (u128)g->fast_m * off;
+	const u64 q = dp_geo_fast_pos(g, off);
 
-	*pos = (size_t)(prod >> 64);
-	return (u64)prod < g->fast_m && c->dma + off == dma;
-#else
-	/* (fast_m is also 0 exactly when fast_recip is.) */
-	const u64 p = (off * g->fast_recip) >> 32;
-
-	*pos = (size_t)p;
-	return p * g->stride == off && c->dma + off == dma;
-#endif
+	*pos = (size_t)q;
+	return q < g->fast_n && c->dma + off == dma;
 }
 
 #endif /* DMAPOOL_BLOCK_H */

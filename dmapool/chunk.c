@@ -75,7 +75,7 @@ int dp_chunk_fill(const struct dp_geometry *g, struct dmapool_dev *dev,
 	if (DP_WARN_ON(!vaddr || (va & (g->chunk_align - 1)) ||
 		       (dma & (g->chunk_align - 1)) ||
 		       va > UINTPTR_MAX - g->chunk_size ||
-		       dma > UINT64_MAX - g->chunk_size ||
+		       dma > (dmapool_dma_t)~(dmapool_dma_t)0 - g->chunk_size ||
 		       (DP_NO_MEMORY_HOLE && va < DP_NO_MEMORY + g->chunk_size &&
 			va + g->chunk_size > DP_NO_MEMORY))) {
 		if (vaddr)

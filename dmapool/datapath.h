@@ -26,8 +26,6 @@ void dp_ctx_exit(struct dmapool *pool, struct dp_ctx *x);
 /* alloc.c: every allocation that is not the fast path; @handle may be NULL. */
 void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 		    dmapool_dma_t *dma, u64 *handle);
-/* zalloc's memset, out of line (the fast path's only call, a tail call). */
-void *dp_zero_block(void *vaddr, size_t size);
 
 /* The vaddr and dma of a block just taken. */
 static inline void *dp_hand_out(const struct dmapool *pool,

@@ -118,41 +118,99 @@ static void give_other(struct dmapool *pool, struct dp_chunk *c, u32 pos,
 }
 
 /*
+ * The steps of a free of a block of the caller's own chunk, claimed, pinned,
+ * when the byte work has something to report: byte work, then quarantine
+ * or reuse (and a release automatic shrink asks for).  Unpins.
+ */
+static DP_NOINLINE void owner_steps_reported(struct dmapool *pool,
+					     struct dp_chunk *c, u32 pos,
+					     bool zero, dp_pin_t pin)
+{
+	struct dp_chunk *release = NULL;
+	struct dp_pending rep;
+	bool bad;
+
+	bad = dp_harden_free_bytes(pool, c, pos, DP_READ_ONCE(c->st[pos]),
+				   zero, &rep);
+	dp_heap_give(c->heap, c, pos, &release);
+	dp_owner_unpin(&pool->owners, pin);
+	if (release)
+		dp_supply_release(pool, release, true);
+	if (bad)
+		dp_report_deliver(pool, &rep);
+}
+
+/*
+ * Quarantine's steady state, inline: the ring is full and its oldest block
+ * still waits for a quiesce, so the oldest is pushed out (forced, counted)
+ * and the new block takes its slot.  *@c, *@pos: the block that goes back
+ * (true), or unchanged (false: dp_heap_give() does the rest).
+ */
+static __always_inline bool
+quarantine_swap(struct dmapool *pool, struct dp_heap *h, struct dp_chunk **c,
+		size_t *pos)
+{
+	struct dp_quarantine *q = &h->q;
+	const u32 now = DP_READ_ONCE(pool->qepoch);
+	struct dp_qent *e = &q->ring[q->head];
+	struct dp_chunk *oc;
+
+	if (q->count != q->max || (int32_t)(e->epoch - now) < 0)
+		return false;
+	oc = e->c;
+	e->c = *c;
+	*c = oc;
+	oc = NULL;
+	{
+		const u32 op = e->pos;
+
+		e->pos = (u32)*pos;
+		*pos = op;
+	}
+	e->epoch = now;
+	if (++q->head == q->max)
+		q->head = 0;
+	DP_WRITE_ONCE(q->forced, q->forced + 1);
+	return true;
+}
+
+/*
  * The steps of a free of a block of the caller's own chunk, claimed, pinned:
  * byte work, then quarantine or reuse (and a release automatic shrink asks
- * for).  Unpins.
+ * for).  Unpins.  The common cases inline; a report, automatic shrink and
+ * quarantine's other cases in heap.c.
  */
 static __always_inline void
 owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos, bool zero,
 	    dp_pin_t pin)
 {
+	const u32 steps = pool->steps;
 	struct dp_chunk *release = NULL;
-	struct dp_pending rep;
-	bool bad = false;
 
-	if (DP_UNLIKELY((pool->steps & DP_STEPS_FREE_BYTES) || zero))
-		bad = dp_harden_free_bytes(pool, c, (u32)pos,
-					   DP_READ_ONCE(c->st[pos]), zero,
-					   &rep);
-	if (pool->steps & (DP_STEP_QUARANTINE | DP_STEP_AUTO_SHRINK)) {
-		dp_heap_give(c->heap, c, (u32)pos, &release);
-	} else if (DP_UNLIKELY(dp_block_put(c, pos))) {
-		dp_heap_give_put(c->heap, c, (u32)pos, &release);
-	} else {
-		/*
-		 * Reuse with nothing more to do: the bit back, as the fast
-		 * path does.
-		 */
-		dp_owner_unpin(&pool->owners, pin);
-		if (DP_UNLIKELY(bad))
-			dp_report_deliver(pool, &rep);
+	if (DP_UNLIKELY((steps & DP_STEPS_FREE_BYTES) || zero) &&
+	    DP_UNLIKELY(!dp_harden_free_quick(pool, c, (u32)pos,
+					      DP_READ_ONCE(c->st[pos]),
+					      zero))) {
+		owner_steps_reported(pool, c, (u32)pos, zero, pin);
 		return;
 	}
+	if (steps & (DP_STEP_QUARANTINE | DP_STEP_AUTO_SHRINK)) {
+		if ((steps & DP_STEP_AUTO_SHRINK) ||
+		    !quarantine_swap(pool, c->heap, &c, &pos)) {
+			dp_heap_give(c->heap, c, (u32)pos, &release);
+			dp_owner_unpin(&pool->owners, pin);
+			if (DP_UNLIKELY(release))
+				dp_supply_release(pool, release, true);
+			return;
+		}
+	}
+	/*
+	 * Reuse (no automatic shrink here): the bit back, as the fast path
+	 * does, and a chunk that was full listed again.
+	 */
+	if (DP_UNLIKELY(dp_block_put(c, pos)))
+		dp_heap_relist(c->heap, c);
 	dp_owner_unpin(&pool->owners, pin);
-	if (DP_UNLIKELY(release))
-		dp_supply_release(pool, release, true);
-	if (DP_UNLIKELY(bad))
-		dp_report_deliver(pool, &rep);
 }
 
 /* A claimed block of a chunk the caller did not own a moment ago. */
@@ -210,7 +268,7 @@ free_owned(struct dmapool *pool, struct dp_chunk *c,
 	tok = dp_owner_pin(&pool->owners, &pin);
 	if (DP_READ_ONCE(c->owner) != tok)
 		goto no;
-	if (DP_LIKELY(g->fast_m)) {
+	if (DP_LIKELY(g->fast_n)) {
 		if (!dp_block_check_fast(g, c, off, dma, &pos))
 			goto no;
 	} else {
@@ -293,7 +351,7 @@ free_judged(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 	if (DP_LIKELY(pool->index.ops == &dp_hash_ops)) {
 		if (free_owned(pool, c, off, dma, zero))
 			return;
-		if (DP_LIKELY(pool->geo.fast_m) &&
+		if (DP_LIKELY(pool->geo.fast_n) &&
 		    free_remote(pool, (uintptr_t)vaddr, dma, zero))
 			return;
 	}
@@ -310,12 +368,15 @@ void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 	free_judged(pool, vaddr, dma, c, off, zero);
 }
 
-/* The fast path declined (@c and @off: what its lookup found). */
+/*
+ * The fast path declined (@c: what its lookup found, the chunk @vaddr is
+ * a block start of, or &dp_chunk_none).
+ */
 static DP_NOINLINE void free_declined(struct dmapool *pool, void *vaddr,
-				      dmapool_dma_t dma, struct dp_chunk *c,
-				      uintptr_t off)
+				      dmapool_dma_t dma, struct dp_chunk *c)
 {
-	free_judged(pool, vaddr, dma, c, off, false);
+	free_judged(pool, vaddr, dma, c,
+		    (uintptr_t)vaddr - DP_READ_ONCE(c->vaddr), false);
 }
 
 /* ---- the fast path ------------------------------------------------------ */
@@ -326,6 +387,37 @@ static DP_NOINLINE void relist_unpin(struct dmapool *pool, struct dp_chunk *c,
 {
 	dp_heap_relist(c->heap, c);
 	dp_owner_unpin(&pool->owners, pin);
+}
+
+/*
+ * The fast path's lookup and block check in one: the chunk of @va's bucket
+ * run in which @va is a block start (*@pos its position), or
+ * &dp_chunk_none.  dp_geo_fast_pos() bounds the offset too, so a probe is
+ * one multiply and one compare; an address that is no block start of a
+ * one-segment chunk runs on to the run's end and is judged slowly.
+ */
+static __always_inline struct dp_chunk *
+find_block(const struct dmapool *pool, uintptr_t va, uintptr_t *off,
+	   size_t *pos)
+{
+	const struct dp_hash *h = &pool->index.hash;
+	struct dp_chunk *const *b = DP_RCU_DEREF(h->b);
+	const struct dp_hash_table *t = DP_CONTAINER_OF(b, struct dp_hash_table,
+							b[0]);
+	/* dp_hash_home(), with the multiplier read from the pool. */
+	u64 i = (((va & h->gmask) * h->mult) >> 32) & t->mask;
+
+	for (;;) {
+		struct dp_chunk *c = DP_RCU_DEREF(b[i]);
+		u64 q;
+
+		*off = va - DP_READ_ONCE(c->vaddr);
+		q = dp_geo_fast_pos(&pool->geo, *off);
+		*pos = (size_t)q;
+		if (DP_LIKELY(q < pool->geo.fast_n) || c == &dp_chunk_none)
+			return c;
+		i = (i + 1) & t->mask;
+	}
 }
 
 static __always_inline void
@@ -339,16 +431,16 @@ free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 	size_t pos;
 
 	/* A miss gives dp_chunk_none, whose owner is nobody. */
-	c = dp_hash_find_off(&pool->index.hash, va, &off);
+	c = find_block(pool, va, &off, &pos);
 	tok = dp_owner_pin(&pool->owners, &pin);
-	/* Invariant 3: the caller's own chunk, a block start, its dma... */
+	/* Invariant 3: a block start of the caller's own chunk, its dma... */
 	if (DP_UNLIKELY(DP_READ_ONCE(c->fast_owner) != tok ||
-			!dp_block_check_fast(&pool->geo, c, off, dma, &pos) ||
+			c->dma + off != dma ||
 			/* ... and allocated until this instant. */
 			!dp_state_claim(c, pos))) {
 		dp_owner_unpin(&pool->owners, pin);
 		/* Steps, another context's block, or wrong: judged again. */
-		free_declined(pool, vaddr, dma, c, off);
+		free_declined(pool, vaddr, dma, c);
 		return;
 	}
 	if (DP_UNLIKELY(dp_block_put(c, pos))) {

@@ -17,23 +17,17 @@ static size_t align_up(size_t x, size_t a)
 }
 
 /*
- * ceil(2^64 / d) for 2 <= d < 2^32, by long division (no 64-bit '/': it
- * is a library call on 32-bit kernels).
+ * The inverse of @odd modulo 2^64 (Newton's iteration: each step doubles
+ * the correct low bits; odd * odd = 1 mod 8 gives the first three).
  */
-static u64 recip64(u32 d)
+static u64 inverse64(u64 odd)
 {
-	u64 q = 0, r = 0;
+	u64 x = odd;
 	int i;
 
-	/* floor((2^64 - 1) / d), one bit at a time; then + 1 */
-	for (i = 63; i >= 0; i--) {
-		r = r << 1 | 1;
-		if (r >= d) {
-			r -= d;
-			q |= (u64)1 << i;
-		}
-	}
-	return q + 1;
+	for (i = 0; i < 5; i++)
+		x *= 2 - odd * x;
+	return x;
 }
 
 /* floor(log2(x)), 0 for 0 and 1. */
@@ -195,14 +189,17 @@ const char *dp_geometry_init(struct dp_geometry *g, size_t size, size_t align,
 	g->recip = (u64)(0xffffffffu / (u32)stride) + 1;
 	if (g->one_seg || chunk == b) {
 		g->fast_recip = g->recip;
-		g->fast_m = stride >= 2 ? recip64((u32)stride) : 0;
 		g->nstate = (u32)((chunk - 1) / stride + 1);
+		g->fast_rot = (u32)dp_os_ctz64(stride);
+		g->fast_inv = inverse64((u64)stride >> g->fast_rot);
 	} else {
 		g->fast_recip = 0;
 		g->nstate = g->nbits;
 	}
 	if (g->nstate < g->nbits)
 		g->nstate = g->nbits;
+	if (g->fast_recip)
+		g->fast_n = g->nstate;
 	/* Both addresses of a chunk sit on a boundary (and on align). */
 	g->chunk_align = b > align ? b : align;
 	if (g->chunk_align < page_size)

@@ -17,10 +17,10 @@
  * and verifies the result, so an offset that is not a block start is caught.
  *
  * The fast paths use the linear form off = pos * stride, which is exact for
- * every chunk that is one segment (fast_recip = recip, fast_m its 64-bit
- * form); a chunk of several segments with gaps between them has both 0, so
- * the fast path's check fails and the slow path does the segment
- * arithmetic.  Linear positions past the last block of a one-segment chunk
+ * every chunk that is one segment (fast_recip = recip, and fast_n the
+ * bound of dp_geo_fast_pos()); a chunk of several segments with gaps
+ * between them has both 0, so the fast path's check fails and the slow
+ * path does the segment arithmetic.  Linear positions past the last block of a one-segment chunk
  * with a tail gap (nstate > nbits) have a state word that is never
  * "allocated", so a free there fails its claim and is judged slowly.
  *
@@ -35,6 +35,7 @@
 /* errno values the core returns (the same in both worlds). */
 #define DP_ENOMEM	12
 #define DP_EINVAL	22
+#define DP_EOPNOTSUPP	95
 
 #define DP_MAX_BLOCKS_PER_CHUNK	4096u	/* 64 bitmap words + 1 summary word */
 #define DP_MAX_CHUNK_SIZE	((size_t)1 << 30)
@@ -59,11 +60,9 @@ struct dp_geometry {
 	u32 nstate;		/* state words per chunk (>= nbits) */
 	u64 recip;		/* ceil(2^32 / stride) */
 	u64 fast_recip;		/* recip for one-segment chunks, else 0 */
-	/*
-	 * ceil(2^64 / stride) for them (stride >= 2), else 0: see
-	 * dp_block_check_fast()
-	 */
-	u64 fast_m;
+	u64 fast_inv;		/* inverse of stride's odd part mod 2^64 */
+	u32 fast_rot;		/* stride's trailing zero bits */
+	u32 fast_n;		/* nstate for one-segment chunks, else 0 */
 	u32 page_shift;
 	bool one_seg;		/* no block can cross the boundary */
 	size_t chunk_size;
@@ -112,6 +111,23 @@ static inline bool dp_geo_position(const struct dp_geometry *g, size_t off,
 		return false;
 	*pos = (u32)(seg << g->seg_bits | slot);
 	return true;
+}
+
+/*
+ * The linear position of offset @off (any 64-bit value) in a one-segment
+ * chunk: below fast_n exactly when @off is a block start, and then the
+ * block's position (off / stride).  One multiply and a rotate, no
+ * division and no range check of its own: with stride = odd * 2^k,
+ * multiplying by the odd part's inverse modulo 2^64 and rotating right by
+ * k maps the multiples m * stride of the 64-bit range onto 0, 1, 2, ...
+ * (m itself) and, being a bijection, every other value above them
+ * (Granlund and Montgomery's divisibility test, 1994).
+ */
+static inline u64 dp_geo_fast_pos(const struct dp_geometry *g, u64 off)
+{
+	const u64 x = off * g->fast_inv;
+
+	return x >> g->fast_rot | x << ((64 - g->fast_rot) & 63);
 }
 
 /* Is @pos a position that holds a block (not a hole between segments)? */

@@ -34,7 +34,7 @@
  */
 #include "harden.h"
 
-#define POISON_WORD	(0x0101010101010101ull * DP_POISON_BYTE)
+#define POISON_WORD	DP_POISON_WORD
 
 static const u64 poison_pattern[DP_REDZONE_KEY_WORDS] = {
 	POISON_WORD, POISON_WORD, POISON_WORD, POISON_WORD,
@@ -210,25 +210,6 @@ void dp_harden_chunk_init(struct dmapool *pool, struct dp_chunk *c)
 				     pool->redzone, pool->key);
 }
 
-/*
- * Sampled poison: is this block whole-poisoned between a free and the next
- * allocation?  @st is its state word while free (generation, not
- * allocated), the same at both ends.
- */
-static bool sampled_whole(const struct dmapool *pool, const struct dp_chunk *c,
-			  u32 pos, u32 st)
-{
-	/*
-	 * A keyed mix (two multiply-xorshift rounds): the top 32 bits are
-	 * below 2^32 / N for one block in N, unpredictable without the seed.
-	 */
-	u64 k = (pool->seed ^ c->dma ^ ((u64)pos << 32) ^ st) *
-		     0x9e3779b97f4a7c15ull;
-
-	k = (k ^ (k >> 29)) * 0xbf58476d1ce4e5b9ull;
-	return (k ^ (k >> 32)) >> 32 < pool->sample_cut;
-}
-
 static u32 head_bytes(const struct dp_geometry *g)
 {
 	return g->size < DP_POISON_HEAD ? g->size : DP_POISON_HEAD;
@@ -263,10 +244,10 @@ bool dp_harden_free_bytes(struct dmapool *pool, struct dp_chunk *c,
 	if (zero || (steps & DP_STEP_SCRUB))
 		dp_os_memset(b, 0, g->size);
 	if (steps & DP_STEP_SAMPLED) {
-		if (sampled_whole(pool, c, pos, st) ||
+		if (dp_harden_sampled_whole(pool, c, pos, st) ||
 		    head_bytes(g) != DP_POISON_HEAD) {
 			dp_os_memset(b, DP_POISON_BYTE,
-				     sampled_whole(pool, c, pos, st) ?
+				     dp_harden_sampled_whole(pool, c, pos, st) ?
 				     g->size : head_bytes(g));
 		} else {
 			const u64 w = POISON_WORD;
@@ -288,7 +269,7 @@ bool dp_harden_alloc_check(struct dmapool *pool, struct dp_chunk *c,
 	size_t n = g->size, first;
 
 	if ((pool->steps & DP_STEP_SAMPLED) &&
-	    !sampled_whole(pool, c, pos, st)) {
+	    !dp_harden_sampled_whole(pool, c, pos, st)) {
 		n = head_bytes(g);
 		if (DP_LIKELY(n == DP_POISON_HEAD)) {
 			u64 x, y;

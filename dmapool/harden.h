@@ -27,6 +27,9 @@
 #define DP_QUARANTINE_DEFAULT	256u
 #define DP_QUARANTINE_LIMIT	((u32)1 << 20)
 
+#define DP_POISON_WORD	(0x0101010101010101ull * DP_POISON_BYTE)
+
+#if DP_HAVE_HARDEN
 /* Options this file judges; NULL or why they are refused. */
 const char *dp_harden_check_opts(const struct dmapool_opts *o);
 /* The pool's steps, keys and parameters from @o. */
@@ -46,5 +49,134 @@ bool dp_harden_free_bytes(struct dmapool *pool, struct dp_chunk *c,
  */
 bool dp_harden_alloc_check(struct dmapool *pool, struct dp_chunk *c,
 			   u32 pos, u32 st, struct dp_pending *p);
+#else
+/*
+ * Compiled out (harden.c and placement.c are not built): create refuses
+ * the options before these run (pool.c), and with the steps' bits 0
+ * (pool.h) the data paths never reach the byte work.
+ */
+static inline const char *dp_harden_check_opts(const struct dmapool_opts *o)
+{
+	return NULL;
+}
+
+static inline void dp_harden_init(struct dmapool *pool,
+				  const struct dmapool_opts *o)
+{
+}
+
+static inline void dp_harden_chunk_init(struct dmapool *pool,
+					struct dp_chunk *c)
+{
+}
+
+static inline bool dp_harden_free_bytes(struct dmapool *pool,
+					struct dp_chunk *c, u32 pos,
+					u32 st, bool zero,
+					struct dp_pending *p)
+{
+	return false;
+}
+
+static inline bool dp_harden_alloc_check(struct dmapool *pool,
+					 struct dp_chunk *c, u32 pos,
+					 u32 st, struct dp_pending *p)
+{
+	return false;
+}
+#endif
+
+/*
+ * (alloc.c) zalloc's memset, out of line: the fast path's only call, a
+ * tail call; and the same with any byte, for the byte steps of cold
+ * callers, where the compiler would expand an inline memset into a slow
+ * rep stosb.
+ */
+void *dp_zero_block(void *vaddr, size_t size);
+void dp_fill_block(void *vaddr, int byte, size_t size);
+
+/*
+ * Sampled poison: is this block whole-poisoned between a free and the next
+ * allocation?  @st is its state word while free (generation, not
+ * allocated), the same at both ends.  A keyed mix (two multiply-xorshift
+ * rounds): the top 32 bits are below 2^32 / N for one block in N,
+ * unpredictable without the seed.
+ */
+static inline bool dp_harden_sampled_whole(const struct dmapool *pool,
+					   const struct dp_chunk *c,
+					   u32 pos, u32 st)
+{
+	u64 k = (pool->seed ^ c->dma ^ ((u64)pos << 32) ^ st) *
+		0x9e3779b97f4a7c15ull;
+
+	k = (k ^ (k >> 29)) * 0xbf58476d1ce4e5b9ull;
+	return (k ^ (k >> 32)) >> 32 < pool->sample_cut;
+}
+
+/*
+ * Do the @n bytes at @p hold the 64-byte-periodic @key?  Word by word,
+ * no early exit: the common answer is yes.
+ */
+static inline bool dp_harden_redzone_intact(const u8 *p, size_t n,
+					    const u64 *key)
+{
+	u64 acc = 0, x, y;
+	size_t i;
+
+	if (DP_LIKELY(n == 16)) {
+		/* The usual redzone: two words. */
+		__builtin_memcpy(&x, p, 8);
+		__builtin_memcpy(&y, p + 8, 8);
+		return !((x ^ key[0]) | (y ^ key[1]));
+	}
+	for (i = 0; i + 8 <= n; i += 8) {
+		u64 v;
+
+		__builtin_memcpy(&v, p + i, 8);
+		acc |= v ^ key[(i / 8) % DP_REDZONE_KEY_WORDS];
+	}
+	for (; i < n; i++)
+		acc |= p[i] ^ ((const u8 *)key)[i % DP_REDZONE_KEY_BYTES];
+	return !acc;
+}
+
+/*
+ * The byte work of a free when it has nothing to report, inline: false
+ * (nothing written) when the redzone changed, and then the caller does it
+ * all with dp_harden_free_bytes(), which reports.
+ */
+static inline bool dp_harden_free_quick(struct dmapool *pool,
+					struct dp_chunk *c, u32 pos,
+					u32 st, bool zero)
+{
+	const struct dp_geometry *g = &pool->geo;
+	u8 *b = (u8 *)(c->vaddr + dp_geo_offset(g, pos));
+	const u32 steps = pool->steps;
+
+	if ((steps & DP_STEP_REDZONE) &&
+	    DP_UNLIKELY(!dp_harden_redzone_intact(b + g->size, pool->redzone,
+						  pool->key)))
+		return false;
+	if (steps & DP_STEP_POISON) {
+		dp_fill_block(b, DP_POISON_BYTE, g->size);
+		return true;
+	}
+	if (zero || (steps & DP_STEP_SCRUB))
+		dp_zero_block(b, g->size);
+	if (steps & DP_STEP_SAMPLED) {
+		if (DP_LIKELY(g->size >= DP_POISON_HEAD) &&
+		    !dp_harden_sampled_whole(pool, c, pos, st)) {
+			const u64 w = DP_POISON_WORD;
+
+			/* The usual case: two words, no call. */
+			__builtin_memcpy(b, &w, 8);
+			__builtin_memcpy(b + 8, &w, 8);
+		} else {
+			/* Whole: sampled, or smaller than the head. */
+			dp_fill_block(b, DP_POISON_BYTE, g->size);
+		}
+	}
+	return true;
+}
 
 #endif /* DMAPOOL_HARDEN_H */

@@ -158,12 +158,13 @@ static void *hash_table_give(struct dp_index *ix, void *mem, size_t bytes)
 		t->b[i] = &dp_chunk_none;
 	/* Each live chunk once, at its first granule's lookup. */
 	for (i = 0; old && i <= old->mask; i++) {
+		const struct dp_hash probe = {
+			.b = t->b, .len = len, .gmask = ix->hash.gmask,
+			.mult = DP_HASH_MULT, .table = t,
+		};
 		struct dp_chunk *c = old->b[i];
 
-		if (empty(c) ||
-		    dp_hash_find_fast(&(struct dp_hash){ t->b, len,
-				      ix->hash.gmask, t },
-				      c->vaddr) == c)
+		if (empty(c) || dp_hash_find_fast(&probe, c->vaddr) == c)
 			continue;
 		put_range(ix, t, c->vaddr, len, c, true);
 	}

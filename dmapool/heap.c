@@ -74,6 +74,14 @@ static void unlist(struct dp_heap *h, struct dp_chunk *c)
 
 /* What the staged word points at when nothing is staged. */
 u64 dp_zero_word;
+/*
+ * A heap with no block: the owners' slots hold it until a context has a
+ * heap (os.h), so the fast path finds an empty staged word, not NULL.
+ */
+struct dp_heap dp_heap_none = {
+	.wp = &dp_zero_word, .swp = &dp_zero_word,
+	.self = DP_OWNER_NONE,
+};
 
 static void unstage(struct dp_heap *h)
 {
@@ -331,17 +339,6 @@ void dp_heap_quiesce(struct dp_heap *h, bool all, struct dp_chunk **release)
 	while (q->count &&
 	       (all || (int32_t)(q->ring[q->head].epoch - now) < 0))
 		release_oldest(h, release);
-}
-
-void dp_heap_give_put(struct dp_heap *h, struct dp_chunk *c, u32 pos,
-		      struct dp_chunk **release)
-{
-	/* Without quarantine or automatic shrink the bit is already back. */
-	if (!(h->pool->steps & (DP_STEP_QUARANTINE | DP_STEP_AUTO_SHRINK))) {
-		after_put(h, c, true, release);
-		return;
-	}
-	dp_heap_give(h, c, pos, release);
 }
 
 void dp_heap_give(struct dp_heap *h, struct dp_chunk *c, u32 pos,

@@ -93,6 +93,8 @@ bool dp_heap_restage_stepped(struct dp_heap *h);
 bool dp_heap_take(struct dp_heap *h, struct dp_chunk **c, u32 *pos);
 /* The staged word when nothing is (the fast path finds it empty). */
 extern u64 dp_zero_word;
+/* What dp_owner_heap_fast() gives a context without a heap (os.h). */
+extern struct dp_heap dp_heap_none;
 /*
  * Find free blocks without growing: quarantined blocks whose epoch passed,
  * remote frees, kept empty chunks.  True when the heap has a free block.
@@ -100,13 +102,6 @@ extern u64 dp_zero_word;
  */
 bool dp_heap_refill(struct dp_heap *h, struct dp_chunk **release);
 
-/*
- * dp_heap_give() for a caller that already put the block back into @c's
- * map when the pool has neither quarantine nor automatic shrink, and found
- * the chunk was full.
- */
-void dp_heap_give_put(struct dp_heap *h, struct dp_chunk *c, u32 pos,
-		      struct dp_chunk **release);
 /*
  * The owner disposes of a block it claimed: into quarantine or back to the
  * free map.  *@release (if NULL on entry, may be set): a chunk that emptied
@@ -141,10 +136,24 @@ void dp_heap_set_owner(struct dp_heap *h, dp_owner_t self,
 struct dp_chunk *dp_heap_detach_empty(struct dp_heap *h, size_t *keep);
 
 /* placement.c */
+#if DP_HAVE_HARDEN
 u64 dp_rand_next(u64 *state);
 u32 dp_rand_below(u64 *state, u32 n);
 /* A random free block of one of the first chunks of @list (not empty). */
 struct dp_chunk *dp_random_pick(struct dp_chunk *list, u64 *rng,
 				u32 *pos);
+#else
+/*
+ * Without the hardening options placement.c is not built and DP_STEP_RANDOM
+ * is 0, so this is never called; were it, the first free block is a valid
+ * (if predictable) choice.
+ */
+static inline struct dp_chunk *dp_random_pick(struct dp_chunk *list,
+					      u64 *rng, u32 *pos)
+{
+	*pos = dp_block_take_first(list);
+	return list;
+}
+#endif
 
 #endif /* DMAPOOL_HEAP_H */

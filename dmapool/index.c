@@ -12,6 +12,7 @@ int dp_index_init(struct dp_index *ix, enum dmapool_index_kind kind,
 	ix->grain_shift = grain_shift;
 	ix->hash.b = dp_hash_empty.b;
 	ix->hash.gmask = ~(((uintptr_t)1 << grain_shift) - 1);
+	ix->hash.mult = DP_HASH_MULT;
 	switch (kind) {
 	case DMAPOOL_INDEX_HASH:
 		ix->ops = &dp_hash_ops;
@@ -20,9 +21,11 @@ int dp_index_init(struct dp_index *ix, enum dmapool_index_kind kind,
 		ix->ops = &dp_radix_ops;
 		ix->radix = true;
 		return 0;
+#if DP_HAVE_BTREE	/* else refused at create (pool.c) */
 	case DMAPOOL_INDEX_BTREE:
 		ix->ops = &dp_btree_ops;
 		return 0;
+#endif
 	default:
 		return -1;
 	}

@@ -149,6 +149,8 @@ struct dp_hash {
 	struct dp_chunk **b;		/* the table's buckets, never NULL */
 	size_t len;			/* every chunk's length */
 	uintptr_t gmask;		/* ~(granule - 1) */
+	/* DP_HASH_MULT (a multiply from memory keeps the fast path off %rdx) */
+	u64 mult;
 	struct dp_hash_table *table;	/* NULL until the first insert */
 };
 
@@ -173,10 +175,12 @@ extern struct dp_hash_table dp_hash_empty;
  * constant shift and a mask keep the fast path off the shift-count
  * register).
  */
+#define DP_HASH_MULT	0x9e3779b97f4a7c15ull
+
 static inline u64 dp_hash_home(const struct dp_hash_table *t,
 			       uintptr_t gstart)
 {
-	return ((gstart * 0x9e3779b97f4a7c15ull) >> 32) & t->mask;
+	return ((gstart * DP_HASH_MULT) >> 32) & t->mask;
 }
 
 /*

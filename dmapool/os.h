@@ -9,7 +9,7 @@
  *
  *  types     u8, u16, u32, u64, s64 (the kernel's names; uint8_t..uint64_t
  *            too, which the public header uses), uintptr_t, size_t, bool,
- *            true, false, NULL; u128 where DP_HAVE_U128 is defined
+ *            true, false, NULL
  *  static_assert(cond, msg), ARRAY_SIZE(a), __always_inline
  *  EXPORT_SYMBOL(fn)          after each API function (kernel: exported to
  *                             modules; userspace: a redeclaration)
@@ -17,6 +17,12 @@
  *  DP_NOINLINE                a cold function kept out of its caller
  *  DP_WARN_ON(cond)           internal-bug check; evaluates to cond
  *  DP_ASSERT(cond)            compiled out unless debugging
+ *  DP_HAVE_HARDEN             1 when the hardening options are built
+ *                             (poison, sampled poison, scrub, redzones,
+ *                             quarantine, random placement; harden.c,
+ *                             placement.c), else 0
+ *  DP_HAVE_BTREE              1 when the B-tree index is built (btree.c)
+ *                             A left-out option is refused at create.
  *
  * Locks (the pool lock guards what is shared: the slot table, the index's
  * writers, the shared heap, orphaned heaps, spare chunks):
@@ -51,8 +57,10 @@
  *                     pin to this context; its token
  *  void dp_owner_unpin(struct dp_owners *o, dp_pin_t pin)
  *  void *dp_owner_heap(struct dp_owners *o)      pinned: this context's heap
- *                     or NULL;  dp_owner_heap_fast() the same, but may also
- *                     return NULL when the heap is only found the slow way
+ *                     or NULL;  dp_owner_heap_fast() the same, but returns
+ *                     DP_NO_HEAP (&dp_heap_none, the core's heap that has
+ *                     no block: never NULL) instead of NULL, and also when
+ *                     the heap is only found the slow way
  *  dp_owner_t dp_owner_set_heap(struct dp_owners *o, void *heap)
  *                     pinned: install this context's heap (userspace may
  *                     allocate); its token, or 0 when it cannot (out of

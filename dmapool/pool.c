@@ -38,6 +38,35 @@ void dmapool_opts_init(struct dmapool_opts *o)
 }
 EXPORT_SYMBOL(dmapool_opts_init);
 
+/*
+ * Options this build left out (a kernel tree's Kconfig: os.h's DP_HAVE_*):
+ * refused by name, with EOPNOTSUPP, never silently ignored.
+ */
+static const char *compiled_out(const struct dmapool_opts *o)
+{
+	static const struct {
+		unsigned int flag;
+		const char *why;
+	} harden[] = {
+		{ DMAPOOL_OPT_POISON, "DMAPOOL_OPT_POISON is compiled out" },
+		{ DMAPOOL_OPT_POISON_SAMPLED,
+		  "DMAPOOL_OPT_POISON_SAMPLED is compiled out" },
+		{ DMAPOOL_OPT_QUARANTINE, "DMAPOOL_OPT_QUARANTINE is compiled out" },
+		{ DMAPOOL_OPT_SCRUB, "DMAPOOL_OPT_SCRUB is compiled out" },
+		{ DMAPOOL_OPT_RANDOM, "DMAPOOL_OPT_RANDOM is compiled out" },
+	};
+	unsigned int i;
+
+	if (!DP_HAVE_BTREE && o->index == DMAPOOL_INDEX_BTREE)
+		return "the B-tree index is compiled out";
+	if (DP_HAVE_HARDEN)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(harden); i++)
+		if (o->flags & harden[i].flag)
+			return harden[i].why;
+	return o->redzone ? "redzones are compiled out" : NULL;
+}
+
 static const char *check_opts(const struct dmapool_opts *o)
 {
 	unsigned int i;
@@ -74,9 +103,9 @@ static void dp_pool_paths(struct dmapool *pool, const struct dmapool_opts *o)
 			      !(pool->steps & (DP_STEP_RANDOM |
 					       DP_STEP_SHARED));
 	pool->fast_free = !(pool->steps & DP_STEPS_FREE_SLOW) &&
-			  pool->index.ops == &dp_hash_ops && pool->geo.fast_m;
+			  pool->index.ops == &dp_hash_ops && pool->geo.fast_n;
 	/* Handles need no index: only the steps and the geometry count. */
-	pool->hnbits = !(pool->steps & DP_STEPS_FREE_SLOW) && pool->geo.fast_m ?
+	pool->hnbits = !(pool->steps & DP_STEPS_FREE_SLOW) && pool->geo.fast_n ?
 		       pool->geo.nbits : 0;
 }
 
@@ -120,12 +149,17 @@ struct dmapool *dmapool_create_opts(const char *name, struct dmapool_dev *dev,
 	struct dp_geometry geo;
 	struct dmapool *pool;
 	const char *why;
+	int err = DP_EINVAL;
 
 	if (!opts) {
 		dmapool_opts_init(&defaults);
 		opts = &defaults;
 	}
-	why = check_opts(opts);
+	why = compiled_out(opts);
+	if (why)
+		err = DP_EOPNOTSUPP;
+	else
+		why = check_opts(opts);
 	if (!why && !dev)
 		why = "no device";
 	if (!why)
@@ -136,7 +170,7 @@ struct dmapool *dmapool_create_opts(const char *name, struct dmapool_dev *dev,
 		dp_report_create(name, opts->report, opts->report_ctx,
 				 opts->flags & DMAPOOL_OPT_ABORT_ON_VIOLATION,
 				 why);
-		dp_os_set_errno(DP_EINVAL);
+		dp_os_set_errno(err);
 		return NULL;
 	}
 

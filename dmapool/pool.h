@@ -9,13 +9,27 @@
 #include "heap.h"
 #include "index.h"
 
-/* The steps a pool's slow paths take (pool->steps). */
+/*
+ * The steps a pool's slow paths take (pool->steps).  A build without the
+ * hardening options (DP_HAVE_HARDEN 0, os.h) has 0 for their bits: every
+ * test of one is constant false and its code is compiled out; create
+ * refuses the options (pool.c).
+ */
+#if DP_HAVE_HARDEN
 #define DP_STEP_POISON		0x0001u	/* fill freed blocks, check at alloc */
 #define DP_STEP_SAMPLED		0x0002u	/* head of each, whole block 1 in N */
 #define DP_STEP_SCRUB		0x0004u	/* zero freed blocks */
 #define DP_STEP_REDZONE		0x0008u	/* check the gap after each block */
 #define DP_STEP_QUARANTINE	0x0010u	/* hold freed blocks until quiesce */
 #define DP_STEP_RANDOM		0x0020u	/* random block at alloc */
+#else
+#define DP_STEP_POISON		0u
+#define DP_STEP_SAMPLED		0u
+#define DP_STEP_SCRUB		0u
+#define DP_STEP_REDZONE		0u
+#define DP_STEP_QUARANTINE	0u
+#define DP_STEP_RANDOM		0u
+#endif
 #define DP_STEP_AUTO_SHRINK	0x0040u	/* release chunks a free empties */
 #define DP_STEP_SHARED		0x0080u	/* one heap under the pool lock */
 

@@ -28,6 +28,7 @@
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/numa.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -47,12 +48,8 @@ struct dma_pool {
 /* The kernel keeps a {next, dma} header in each free block: its minimum. */
 #define DP_KERNEL_MIN_BLOCK	(sizeof(void *) + sizeof(dma_addr_t))
 
-#ifdef CONFIG_ARCH_DMA_ADDR_T_64BIT
-static_assert(sizeof(dma_addr_t) == sizeof(dmapool_dma_t));
-#define DP_HAS_DMA64	1
-#else
-#define DP_HAS_DMA64	0
-#endif
+/* <dmapool/dmapool.h> makes dmapool_dma_t the kernel's dma_addr_t. */
+static_assert(__same_type(dma_addr_t, dmapool_dma_t));
 
 /**
  * dmapool_of_dma_pool() - The dmapool pool behind a drop-in pool.
@@ -150,7 +147,8 @@ static void dp_sysfs_del(struct dma_pool *pool)
 #endif
 
 /**
- * dmapool_dma_pool_create() - Create a pool of DMA blocks (dma_pool_create()).
+ * dmapool_dma_pool_create_node() - Create a pool of DMA blocks
+ *	(dma_pool_create_node()).
  * @name: the pool's name in reports and in the device's "pools" file
  * @dev: the device whose DMA memory the blocks are carved from
  * @size: bytes per block; raised to the kernel's minimum (the size of a
@@ -158,25 +156,34 @@ static void dp_sysfs_del(struct dma_pool *pool)
  * @align: alignment of every block, a power of two; 0 means 1
  * @boundary: no block crosses a multiple of it, a power of two not smaller
  *	than @size; 0 means only the allocation unit's
+ * @node: the NUMA node of the pool's own record (NUMA_NO_NODE: any)
  *
  * The geometry and the refusals are mm/dmapool.c's; the blocks' state is
  * not in them (a device writing to a free block cannot steer the
  * allocator), and a bad free is reported and ignored.  No DMA memory is
  * taken until the first allocation.
  *
+ * @node places what the node argument of the kernel's
+ * dma_pool_create_node() places: the pool's own record.  The DMA chunks
+ * come from dma_alloc_coherent(), which allocates on the device's node
+ * whatever the pool says; the core's per-CPU metadata (chunk records, free
+ * maps) is allocated by the CPU that grows its heap, on that CPU's node,
+ * which is where it is used.
+ *
  * Context: Process context; may sleep.
  * Return: the pool, or NULL on bad geometry (reported, naming the pool) or
  * when out of memory.
  */
-struct dma_pool *dmapool_dma_pool_create(const char *name, struct device *dev,
-					 size_t size, size_t align,
-					 size_t boundary)
+struct dma_pool *dmapool_dma_pool_create_node(const char *name,
+					      struct device *dev, size_t size,
+					      size_t align, size_t boundary,
+					      int node)
 {
 	struct dma_pool *pool;
 
 	if (size && size < DP_KERNEL_MIN_BLOCK)
 		size = DP_KERNEL_MIN_BLOCK;
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	pool = kzalloc_node(sizeof(*pool), GFP_KERNEL, node);
 	if (!pool)
 		return NULL;
 	/* Geometry is checked (and a refusal reported) by the core. */
@@ -195,7 +202,38 @@ fail:
 	kfree(pool);
 	return NULL;
 }
+EXPORT_SYMBOL(dmapool_dma_pool_create_node);
+
+/*
+ * Newer kernels' <linux/dmapool.h> makes dma_pool_create() a static inline
+ * over dma_pool_create_node(); install-into-tree then defines
+ * DMAPOOL_CREATE_INLINE and the tree gets no second definition.
+ */
+#if !defined(DMAPOOL_IN_TREE) || !defined(DMAPOOL_CREATE_INLINE)
+/**
+ * dmapool_dma_pool_create() - Create a pool of DMA blocks (dma_pool_create()).
+ * @name: the pool's name in reports and in the device's "pools" file
+ * @dev: the device whose DMA memory the blocks are carved from
+ * @size: bytes per block (see dmapool_dma_pool_create_node())
+ * @align: alignment of every block, a power of two; 0 means 1
+ * @boundary: no block crosses a multiple of it; 0 means only the allocation
+ *	unit's
+ *
+ * dmapool_dma_pool_create_node() on NUMA_NO_NODE.
+ *
+ * Context: Process context; may sleep.
+ * Return: the pool, or NULL on bad geometry (reported, naming the pool) or
+ * when out of memory.
+ */
+struct dma_pool *dmapool_dma_pool_create(const char *name, struct device *dev,
+					 size_t size, size_t align,
+					 size_t boundary)
+{
+	return dmapool_dma_pool_create_node(name, dev, size, align, boundary,
+					    NUMA_NO_NODE);
+}
 EXPORT_SYMBOL(dmapool_dma_pool_create);
+#endif
 
 /**
  * dmapool_dma_pool_destroy() - Destroy a pool (dma_pool_destroy()).
@@ -232,21 +270,12 @@ void *dmapool_dma_pool_alloc(struct dma_pool *pool, gfp_t mem_flags,
 			     dma_addr_t *handle)
 {
 	struct dmapool *dp = pool ? pool->dp : NULL;
-	dmapool_gfp_t gfp;
-	dmapool_dma_t dma;
-	void *v;
 
 	might_alloc(mem_flags);
 	/* Zeroed when the kernel's pool would zero it. */
 	if (want_init_on_alloc(mem_flags))
 		mem_flags |= __GFP_ZERO;
-	gfp = (__force dmapool_gfp_t)mem_flags;
-	if (DP_HAS_DMA64)
-		return dmapool_alloc(dp, gfp, (dmapool_dma_t *)handle);
-	v = dmapool_alloc(dp, gfp, &dma);
-	if (v)
-		*handle = (dma_addr_t)dma;
-	return v;
+	return dmapool_alloc(dp, (__force dmapool_gfp_t)mem_flags, handle);
 }
 EXPORT_SYMBOL(dmapool_dma_pool_alloc);
 
@@ -306,7 +335,8 @@ struct dma_pool *dmapool_dmam_pool_create(const char *name,
 	slot = devres_alloc(dp_devres_release, sizeof(*slot), GFP_KERNEL);
 	if (!slot)
 		return NULL;
-	*slot = dmapool_dma_pool_create(name, dev, size, align, boundary);
+	*slot = dmapool_dma_pool_create_node(name, dev, size, align, boundary,
+					     NUMA_NO_NODE);
 	if (!*slot) {
 		devres_free(slot);
 		return NULL;

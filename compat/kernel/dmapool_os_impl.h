@@ -61,7 +61,6 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/types.h>
-#include <linux/version.h>
 #include <linux/workqueue.h>
 
 #ifdef CONFIG_X86
@@ -81,9 +80,17 @@
 #define DP_LIKELY(x)	likely(x)
 #define DP_UNLIKELY(x)	unlikely(x)
 #define DP_NOINLINE	noinline __cold
-/* u128: in <linux/types.h> with __SIZEOF_INT128__ in 6.12 (not in 6.1) */
-#if defined(__SIZEOF_INT128__) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-#define DP_HAVE_U128	1
+
+/*
+ * Features: all of them in dmapool.ko; in a tree, what Kconfig says
+ * (mm/dmapool/Kconfig, installed by install-into-tree).
+ */
+#ifdef DMAPOOL_IN_TREE
+#define DP_HAVE_HARDEN	IS_ENABLED(CONFIG_DMAPOOL_HARDENED)
+#define DP_HAVE_BTREE	IS_ENABLED(CONFIG_DMAPOOL_BTREE)
+#else
+#define DP_HAVE_HARDEN	1
+#define DP_HAVE_BTREE	1
 #endif
 
 #define DP_WARN_ON(c)	WARN_ON(c)
@@ -229,6 +236,14 @@ static __always_inline void dp_owner_unpin(struct dp_owners *o, dp_pin_t pin)
 	local_unlock_irqrestore(&o->pcpu->lock, pin);
 }
 
+/*
+ * The core's heap with no block (heap.c): what a CPU's heap is before it
+ * has one, so that the fast path needs no NULL test.
+ */
+struct dp_heap;
+extern struct dp_heap dp_heap_none;
+#define DP_NO_HEAP	((void *)&dp_heap_none)
+
 /* Pinned: this CPU's heap (one %gs-relative load on x86). */
 static __always_inline void *dp_owner_heap_fast(struct dp_owners *o)
 {
@@ -237,7 +252,9 @@ static __always_inline void *dp_owner_heap_fast(struct dp_owners *o)
 
 static __always_inline void *dp_owner_heap(struct dp_owners *o)
 {
-	return dp_owner_heap_fast(o);
+	void *h = dp_owner_heap_fast(o);
+
+	return h == DP_NO_HEAP ? NULL : h;
 }
 
 /* Pinned: install this CPU's heap; it never fails here. */
@@ -435,7 +452,30 @@ static __always_inline bool dp_os_cmpxchg_ptr(void **p, void *old, void *new)
 }
 
 /* Fully ordered exchange and fetch-or (of a u32 or a u64); the old value. */
+#if BITS_PER_LONG == 64
 #define DP_XCHG(p, v)		xchg((p), (v))
+#else
+/*
+ * xchg() takes at most a long: on a 32-bit kernel a u64 goes through
+ * atomic64_xchg() (through memory, so that no branch casts a pointer to a
+ * wider integer).  The test is a constant: the other branch is dropped.
+ */
+static __always_inline void dp_xchg_wide(void *p, const void *v, void *old)
+{
+	*(u64 *)old = (u64)atomic64_xchg((atomic64_t *)p, *(const s64 *)v);
+}
+
+#define DP_XCHG(p, v)							\
+	({								\
+		__typeof__(p) __dp_p = (p);				\
+		__typeof__(*__dp_p) __dp_new = (v), __dp_old;		\
+		if (sizeof(*__dp_p) > sizeof(long))			\
+			dp_xchg_wide(__dp_p, &__dp_new, &__dp_old);	\
+		else							\
+			__dp_old = xchg(__dp_p, __dp_new);		\
+		__dp_old;						\
+	})
+#endif
 
 #define DP_ATOMIC_SIZED(p, op32, op64, v)				\
 	({								\

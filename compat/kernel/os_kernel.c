@@ -142,12 +142,14 @@ int dp_owners_init(struct dp_owners *o, void (*exit)(void *heap, void *arg),
 {
 	int cpu;
 
-	/* Zeroed, one per possible CPU: no heap yet. */
+	/* One per possible CPU, without a heap yet. */
 	o->pcpu = alloc_percpu(struct dp_owner_cpu);
 	if (!o->pcpu)
 		return -ENOMEM;
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		local_lock_init(&per_cpu_ptr(o->pcpu, cpu)->lock);
+		per_cpu_ptr(o->pcpu, cpu)->heap = DP_NO_HEAP;
+	}
 	return 0;
 }
 
@@ -221,10 +223,9 @@ void dp_os_report_default(const struct dmapool_report *r)
 		n += scnprintf(found + n, sizeof(found) - n, " %02x",
 			       r->found[i]);
 	/* %p hashes addresses, as the kernel's own dma_pool messages do. */
-	pr_err_ratelimited("dmapool: %s: pool \"%s\": addr %p dma %#llx block %p (dma %#llx) +%zu%s%s%s%s count %llu: %s\n",
+	pr_err_ratelimited("dmapool: %s: pool \"%s\": addr %p dma %pad block %p (dma %pad) +%zu%s%s%s%s count %llu: %s\n",
 			   dmapool_report_kind_name(r->kind), r->pool_name,
-			   r->addr, (unsigned long long)r->dma, r->block,
-			   (unsigned long long)r->block_dma, r->offset,
+			   r->addr, &r->dma, r->block, &r->block_dma, r->offset,
 			   r->found_len ? " found" : "", found,
 			   r->owner_name ? " owner " : "",
 			   r->owner_name ? r->owner_name : "",

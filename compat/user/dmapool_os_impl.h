@@ -30,10 +30,6 @@ typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int64_t s64;
-#ifdef __SIZEOF_INT128__
-#define DP_HAVE_U128	1
-typedef unsigned __int128 u128;
-#endif
 /*
  * The core marks its API functions the kernel's way; here a redeclaration
  * (visibility comes from DMAPOOL_API and the version script).
@@ -51,6 +47,14 @@ typedef unsigned __int128 u128;
 #define DP_LIKELY(x)	__builtin_expect(!!(x), 1)
 #define DP_UNLIKELY(x)	__builtin_expect(!!(x), 0)
 #define DP_NOINLINE	__attribute__((noinline, cold))
+
+/* Every feature is built in userspace (a test build may say otherwise). */
+#ifndef DP_HAVE_HARDEN
+#define DP_HAVE_HARDEN	1
+#endif
+#ifndef DP_HAVE_BTREE
+#define DP_HAVE_BTREE	1
+#endif
 
 void dp_os_warn(const char *file, int line, const char *cond);
 static inline bool dp_warn_check(bool c, const char *file, int line,
@@ -347,6 +351,12 @@ struct dp_pin_lock {
 	char unused;
 };
 
+/* The core's heap with no block (heap.c): what a slot holds without one,
+ * so that the fast path needs no NULL test. */
+struct dp_heap;
+extern struct dp_heap dp_heap_none;
+#define DP_NO_HEAP	((void *)&dp_heap_none)
+
 extern __thread void *dp_owner_tls[DP_OWNER_FAST]
 	__attribute__((tls_model("initial-exec")));
 
@@ -378,7 +388,7 @@ static inline void *dp_owner_heap(struct dp_owners *o)
 {
 	void *h = dp_owner_tls[o->fast];
 
-	return DP_LIKELY(h) ? h : dp_owner_heap_slow(o);
+	return DP_LIKELY(h != DP_NO_HEAP) ? h : dp_owner_heap_slow(o);
 }
 
 /* Deferred work: userspace has no worker; the caller does it inline. */

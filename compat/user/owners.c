@@ -24,8 +24,11 @@
 
 #include "dmapool_os_impl.h"
 
+/* Every slot starts without a heap (a thread's copy of this image). */
 __thread void *dp_owner_tls[DP_OWNER_FAST]
-	__attribute__((tls_model("initial-exec")));
+	__attribute__((tls_model("initial-exec"))) = {
+	[0 ... DP_OWNER_FAST - 1] = DP_NO_HEAP
+};
 
 /* A thread that installed a heap. */
 struct owner_thread {
@@ -57,6 +60,12 @@ static void **slot_ref(struct owner_thread *t, uint32_t slot)
 	return NULL;
 }
 
+/* What slot @slot of a thread holds when it has no heap there. */
+static void *no_heap(uint32_t slot)
+{
+	return slot < DP_OWNER_FAST ? DP_NO_HEAP : NULL;
+}
+
 static void thread_exit(void *arg)
 {
 	struct owner_thread *t = arg;
@@ -68,9 +77,9 @@ static void thread_exit(void *arg)
 		void **ref = slot_ref(t, slot);
 		void *heap = ref ? __atomic_load_n(ref, __ATOMIC_RELAXED) : NULL;
 
-		if (!heap || !slot_owner[slot])
+		if (!heap || heap == DP_NO_HEAP || !slot_owner[slot])
 			continue;
-		__atomic_store_n(ref, NULL, __ATOMIC_RELAXED);
+		__atomic_store_n(ref, no_heap(slot), __ATOMIC_RELAXED);
 		slot_owner[slot]->exit(heap, slot_owner[slot]->arg);
 	}
 	if (t->prev)
@@ -135,7 +144,8 @@ void dp_owners_fini(struct dp_owners *o)
 		void **ref = slot_ref(t, o->slot);
 
 		if (ref)
-			__atomic_store_n(ref, NULL, __ATOMIC_RELAXED);
+			__atomic_store_n(ref, no_heap(o->slot),
+					 __ATOMIC_RELAXED);
 	}
 	slot_owner[o->slot] = NULL;
 	o->slot = 0;

@@ -51,16 +51,25 @@ static inline bool tc_zalloc_case(struct tc_env *e, size_t size)
 	return true;
 }
 
+/* One size, and nothing reported from correct use. */
+static inline bool tc_zalloc_one(struct tc_env *e, size_t size)
+{
+	tc_begin(e);
+	if (!tc_zalloc_case(e, size))
+		return false;
+	TC_CHECK(e, e->cap.n == 0, "size %zu: %u reports from correct use",
+		 size, e->cap.n);
+	tc_end(e);
+	return true;
+}
+
 static inline bool tc_zalloc_all(struct tc_env *e)
 {
 	size_t i;
 
-	tc_begin(e);
 	for (i = 0; i < TC_ARRAY_SIZE(tc_zalloc_sizes); i++)
-		if (!tc_zalloc_case(e, tc_zalloc_sizes[i]))
+		if (!tc_zalloc_one(e, tc_zalloc_sizes[i]))
 			return false;
-	TC_CHECK(e, e->cap.n == 0, "%u reports from correct use", e->cap.n);
-	tc_end(e);
 	return true;
 }
 

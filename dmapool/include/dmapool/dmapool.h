@@ -70,7 +70,11 @@ extern "C" {
 struct dmapool;			/* opaque */
 struct dmapool_dev;		/* where DMA memory comes from */
 
-typedef uint64_t dmapool_dma_t;		/* dma_addr_t in the kernel */
+#ifdef __KERNEL__
+typedef dma_addr_t dmapool_dma_t;	/* 32 or 64 bits, as the kernel's */
+#else
+typedef uint64_t dmapool_dma_t;
+#endif
 typedef unsigned int dmapool_gfp_t;	/* gfp_t in the kernel */
 
 /*
@@ -497,7 +501,9 @@ DMAPOOL_API void dmapool_opts_init(struct dmapool_opts *o);
  * Context: As dmapool_create().
  * Return: the pool, or NULL: as dmapool_create(), and also when @opts asks
  * for something this build cannot do together or sets a reserved field
- * (userspace errno EINVAL).
+ * (userspace errno EINVAL), or for an option this build compiled out (a
+ * kernel tree's Kconfig; reported as "bad-geometry" naming the option,
+ * userspace errno EOPNOTSUPP).
  */
 DMAPOOL_API struct dmapool *dmapool_create_opts(const char *name,
 						struct dmapool_dev *dev,

@@ -249,9 +249,9 @@ static bool edu_check_report(struct edu_ctx *ctx, struct edu_attack_state *s,
 		       r->block == v->v && r->block_dma == v->d &&
 		       r->offset == offset && r->count == count &&
 		       !strcmp(r->pool_name, "edu-poison"),
-		       "%s: report %s pool \"%s\" block %px/%#llx offset %zu count %llu; want device-write-after-free block %px/%pad offset %zu count %llu",
+		       "%s: report %s pool \"%s\" block %px/%pad offset %zu count %llu; want device-write-after-free block %px/%pad offset %zu count %llu",
 		       s->tag, dmapool_report_kind_name(r->kind), r->pool_name,
-		       r->block, r->block_dma, r->offset, r->count, v->v,
+		       r->block, &r->block_dma, r->offset, r->count, v->v,
 		       &v->d, offset, count))
 		return false;
 	/* The bytes it quotes are the device's, still in the block. */
@@ -260,8 +260,8 @@ static bool edu_check_report(struct edu_ctx *ctx, struct edu_attack_state *s,
 		       "%s: report quotes %*ph, block holds %*ph", s->tag,
 		       (int)r->found_len, r->found, 16, v->v + r->offset))
 		return false;
-	edu_say("%s: dmapool reported device-write-after-free: pool \"%s\" block %px (dma %#llx) offset %zu, %llu bytes changed, found %*ph (REPORTED)",
-		s->tag, r->pool_name, r->block, r->block_dma, r->offset,
+	edu_say("%s: dmapool reported device-write-after-free: pool \"%s\" block %px (dma %pad) offset %zu, %llu bytes changed, found %*ph (REPORTED)",
+		s->tag, r->pool_name, r->block, &r->block_dma, r->offset,
 		r->count, (int)r->found_len, r->found);
 	return true;
 }
@@ -575,13 +575,13 @@ static void edu_overrun(struct edu_ctx *ctx)
 		       r.offset == EDU_ATTACK_SIZE && r.count == EDU_OVERRUN &&
 		       r.found_len >= EDU_OVERRUN &&
 		       edu_all_bytes(r.found, EDU_OVERRUN, 0xff),
-		       "%s: report %s block %px/%#llx offset %zu count %llu found %*ph; want device-overrun block %px/%pad offset %d count %d",
+		       "%s: report %s block %px/%pad offset %zu count %llu found %*ph; want device-overrun block %px/%pad offset %d count %d",
 		       tag, dmapool_report_kind_name(r.kind), r.block,
-		       r.block_dma, r.offset, r.count, (int)r.found_len,
+		       &r.block_dma, r.offset, r.count, (int)r.found_len,
 		       r.found, b[0].v, &b[0].d, EDU_ATTACK_SIZE, EDU_OVERRUN))
 		goto out_rest;
-	edu_say("%s: dmapool reported device-overrun at the free: pool \"%s\" block %px (dma %#llx) offset %zu, %llu bytes changed, found %*ph (REPORTED)",
-		tag, r.pool_name, r.block, r.block_dma, r.offset, r.count,
+	edu_say("%s: dmapool reported device-overrun at the free: pool \"%s\" block %px (dma %pad) offset %zu, %llu bytes changed, found %*ph (REPORTED)",
+		tag, r.pool_name, r.block, &r.block_dma, r.offset, r.count,
 		(int)r.found_len, r.found);
 	/* The redzone was restored: the same block again, no new report. */
 	b[0].v = edu_alloc(pool, EDU_GFP, &b[0].d);

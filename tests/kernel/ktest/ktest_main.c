@@ -9,6 +9,10 @@
  *                  steps (default 4: a TCG guest is slow)
  *   bench_reps=N   timed repetitions per benchmark cell, median taken
  *                  (default 3; 0 skips the benchmark)
+ *   shared=0       skip the shared cases of tests/cases/ (default 1): the
+ *                  kernel-tree suite runs them as the KUnit suite "dmapool"
+ *                  (tests/kunit/) in its own kernel; Debian's kernels, which
+ *                  tests/kernel/run boots, have no KUnit
  */
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
@@ -25,6 +29,9 @@ MODULE_PARM_DESC(hostile_div, "divide the hostile cases' steps by this");
 int kt_bench_reps = 3;
 module_param_named(bench_reps, kt_bench_reps, int, 0444);
 MODULE_PARM_DESC(bench_reps, "benchmark repetitions (median); 0 = no benchmark");
+static bool kt_shared = true;
+module_param_named(shared, kt_shared, bool, 0444);
+MODULE_PARM_DESC(shared, "run the shared cases of tests/cases/ (0: KUnit runs them)");
 
 struct device *kt_dev;
 static unsigned int kt_passed, kt_failed;
@@ -62,8 +69,8 @@ struct tc_env *kt_env(void)
 
 static int __init kt_init(void)
 {
-	pr_info(KT_PFX "INFO start: hostile_div=%d bench_reps=%d init_on_alloc=%d init_on_free=%d\n",
-		kt_hostile_div, kt_bench_reps, want_init_on_alloc(0),
+	pr_info(KT_PFX "INFO start: hostile_div=%d bench_reps=%d shared=%d init_on_alloc=%d init_on_free=%d\n",
+		kt_hostile_div, kt_bench_reps, kt_shared, want_init_on_alloc(0),
 		want_init_on_free());
 	kt_dev = kt_dev_new("dmapool-ktest");
 	if (!kt_dev) {
@@ -77,7 +84,10 @@ static int __init kt_init(void)
 		 * between CPUs on purpose).  The task may still sleep.
 		 */
 		migrate_disable();
-		kt_run_shared();
+		if (kt_shared)
+			kt_run_shared();
+		else
+			pr_info(KT_PFX "INFO no shared cases (shared=0): the KUnit suite dmapool runs them\n");
 		kt_run_dropin();
 		if (KT_IN_TREE)
 			pr_info(KT_PFX "INFO no benchmark: in this kernel dma_pool is dmapool\n");

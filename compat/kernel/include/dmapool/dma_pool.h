@@ -9,6 +9,11 @@
  * another header) is a no-op and cannot bring the kernel's names back.
  * Every file that touches one pool must see the same mapping: a pool from
  * dmapool handed to the kernel's dma_pool_free() is not a dma_pool.
+ *
+ * Both shapes of <linux/dmapool.h> work: 6.12's, where dma_pool_create()
+ * is a function, and newer kernels', where it is a static inline over
+ * dma_pool_create_node().  Either name goes to dmapool; the kernel's inline
+ * is left unused.
  */
 #ifndef DMAPOOL_DMA_POOL_H
 #define DMAPOOL_DMA_POOL_H
@@ -19,6 +24,7 @@
 
 #ifndef DMAPOOL_IN_TREE
 #define dma_pool_create		dmapool_dma_pool_create
+#define dma_pool_create_node	dmapool_dma_pool_create_node
 #define dma_pool_destroy	dmapool_dma_pool_destroy
 #define dma_pool_alloc		dmapool_dma_pool_alloc
 #define dma_pool_zalloc		dmapool_dma_pool_zalloc

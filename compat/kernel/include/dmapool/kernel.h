@@ -17,7 +17,9 @@
  * GFP_KERNEL.
  *
  * The dma_pool API.  dmapool also implements the kernel's dma_pool_*()
- * functions.  Built as a module, they are exported under the names below;
+ * functions, dma_pool_create_node() included (the NUMA-aware create of
+ * newer kernels; it exists here for 6.12 too).  Built as a module, they
+ * are exported under the names below;
  * <dmapool/dma_pool.h> maps the kernel's names onto them, so a driver
  * switches by including that header (or with -include, see dropin.mk).
  * Installed into a kernel tree (install-into-tree), they are the kernel's
@@ -63,6 +65,7 @@ static inline struct device *dmapool_kdev_of(struct dmapool_dev *dev)
 struct dma_pool;
 
 #ifdef DMAPOOL_IN_TREE
+#define dmapool_dma_pool_create_node	dma_pool_create_node
 #define dmapool_dma_pool_create		dma_pool_create
 #define dmapool_dma_pool_destroy	dma_pool_destroy
 #define dmapool_dma_pool_alloc		dma_pool_alloc
@@ -71,9 +74,20 @@ struct dma_pool;
 #define dmapool_dmam_pool_destroy	dmam_pool_destroy
 #endif
 
+struct dma_pool *dmapool_dma_pool_create_node(const char *name,
+					      struct device *dev, size_t size,
+					      size_t align, size_t boundary,
+					      int node);
+/*
+ * In a tree whose <linux/dmapool.h> has dma_pool_create() as a static
+ * inline (DMAPOOL_CREATE_INLINE, set by install-into-tree), that inline is
+ * the only declaration.
+ */
+#if !defined(DMAPOOL_IN_TREE) || !defined(DMAPOOL_CREATE_INLINE)
 struct dma_pool *dmapool_dma_pool_create(const char *name, struct device *dev,
 					 size_t size, size_t align,
 					 size_t boundary);
+#endif
 void dmapool_dma_pool_destroy(struct dma_pool *pool);
 void *dmapool_dma_pool_alloc(struct dma_pool *pool, gfp_t mem_flags,
 			     dma_addr_t *handle);
