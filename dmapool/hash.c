@@ -158,13 +158,16 @@ static void *hash_table_give(struct dp_index *ix, void *mem, size_t bytes)
 		t->b[i] = &dp_chunk_none;
 	/* Each live chunk once, at its first granule's lookup. */
 	for (i = 0; old && i <= old->mask; i++) {
-		const struct dp_hash probe = {
+		struct dp_chunk *c = old->b[i];
+		struct dp_hash probe;
+
+		if (empty(c))
+			continue;
+		probe = (struct dp_hash){
 			.b = t->b, .len = len, .gmask = ix->hash.gmask,
 			.mult = DP_HASH_MULT, .table = t,
 		};
-		struct dp_chunk *c = old->b[i];
-
-		if (empty(c) || dp_hash_find_fast(&probe, c->vaddr) == c)
+		if (dp_hash_find_fast(&probe, c->vaddr) == c)
 			continue;
 		put_range(ix, t, c->vaddr, len, c, true);
 	}
