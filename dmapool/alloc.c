@@ -28,7 +28,7 @@ static const char *const null_pool_call[] = {
 	[NULL_ALLOC_BULK] = "dmapool_alloc_bulk called with a NULL pool",
 };
 
-static DP_NOINLINE void *alloc_null(unsigned int call)
+static DP_NOINLINE DP_COLD void *alloc_null(unsigned int call)
 {
 	dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0, null_pool_call[call]);
 	return NULL;
@@ -249,10 +249,10 @@ void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
  * in the fast path's order: the heap's stepped staged word (heap.h), then
  * the check once the block is the caller's.  Pinned on entry.
  */
-static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
-				       struct dp_heap *h, dmapool_gfp_t gfp,
-				       dmapool_dma_t *dma, u64 *handle,
-				       dp_pin_t pin)
+static DP_NOINLINE DP_COLD void *alloc_stepped(struct dmapool *pool,
+					       struct dp_heap *h, dmapool_gfp_t gfp,
+					       dmapool_dma_t *dma, u64 *handle,
+					       dp_pin_t pin)
 {
 	struct dp_chunk *c;
 	u64 *wp = h->swp, word = *wp;
@@ -280,10 +280,10 @@ static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
  * word, or the slow path.  Out of line, and reached by a tail call, so the
  * fast path needs no saved registers.
  */
-static DP_NOINLINE void *alloc_restage(struct dmapool *pool,
-				       struct dp_heap *h, dmapool_gfp_t gfp,
-				       dmapool_dma_t *dma, u64 *handle,
-				       dp_pin_t pin)
+static DP_NOINLINE DP_COLD void *alloc_restage(struct dmapool *pool,
+					       struct dp_heap *h, dmapool_gfp_t gfp,
+					       dmapool_dma_t *dma, u64 *handle,
+					       dp_pin_t pin)
 {
 	struct dp_chunk *c;
 	u64 word;

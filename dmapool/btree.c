@@ -347,9 +347,9 @@ static void bt_insert(struct dp_index *ix, uintptr_t start, size_t len,
  * (rebalance); returns the parent's new entries in @b.  Kept out of
  * bt_remove so that its locals do not add to bt_remove's frame.
  */
-static DP_NOINLINE void fix_underflow(struct dp_index *ix,
-				      struct bt_path *p, u32 level,
-				      struct bt_buf *b)
+static DP_NOINLINE DP_COLD void fix_underflow(struct dp_index *ix,
+					      struct bt_path *p, u32 level,
+					      struct bt_buf *b)
 {
 	const struct dp_bt_node *parent = untag(p->node[level - 1]);
 	u32 pi = p->idx[level - 1];

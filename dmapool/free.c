@@ -24,15 +24,15 @@
 
 /* ---- reports of bad frees (cold) ---------------------------------------- */
 
-static DP_NOINLINE void free_null(void *vaddr, dmapool_dma_t dma)
+static DP_NOINLINE DP_COLD void free_null(void *vaddr, dmapool_dma_t dma)
 {
 	dp_report_global(DMAPOOL_R_NULL_POOL, vaddr, dma,
 			 "dmapool_free called with a NULL pool");
 }
 
-DP_NOINLINE void dp_free_double(struct dmapool *pool, struct dp_chunk *c,
-				void *vaddr, dmapool_dma_t dma,
-				u64 handle)
+DP_NOINLINE DP_COLD void dp_free_double(struct dmapool *pool, struct dp_chunk *c,
+					void *vaddr, dmapool_dma_t dma,
+					u64 handle)
 {
 	struct dp_pending p;
 
@@ -45,8 +45,8 @@ DP_NOINLINE void dp_free_double(struct dmapool *pool, struct dp_chunk *c,
 }
 
 /* Why a free by address failed its checks; not pinned, no lock held. */
-static DP_NOINLINE void free_judge(struct dmapool *pool, void *vaddr,
-				   dmapool_dma_t dma)
+static DP_NOINLINE DP_COLD void free_judge(struct dmapool *pool, void *vaddr,
+					   dmapool_dma_t dma)
 {
 	const struct dp_geometry *g = &pool->geo;
 	const uintptr_t va = (uintptr_t)vaddr;
@@ -122,9 +122,9 @@ static void give_other(struct dmapool *pool, struct dp_chunk *c, u32 pos,
  * when the byte work has something to report: byte work, then quarantine
  * or reuse (and a release automatic shrink asks for).  Unpins.
  */
-static DP_NOINLINE void owner_steps_reported(struct dmapool *pool,
-					     struct dp_chunk *c, u32 pos,
-					     bool zero, dp_pin_t pin)
+static DP_NOINLINE DP_COLD void owner_steps_reported(struct dmapool *pool,
+						     struct dp_chunk *c, u32 pos,
+						     bool zero, dp_pin_t pin)
 {
 	struct dp_chunk *release = NULL;
 	struct dp_pending rep;
@@ -372,8 +372,8 @@ void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
  * The fast path declined (@c: what its lookup found, the chunk @vaddr is
  * a block start of, or &dp_chunk_none).
  */
-static DP_NOINLINE void free_declined(struct dmapool *pool, void *vaddr,
-				      dmapool_dma_t dma, struct dp_chunk *c)
+static DP_NOINLINE DP_COLD void free_declined(struct dmapool *pool, void *vaddr,
+					      dmapool_dma_t dma, struct dp_chunk *c)
 {
 	free_judged(pool, vaddr, dma, c,
 		    (uintptr_t)vaddr - DP_READ_ONCE(c->vaddr), false);
@@ -382,8 +382,8 @@ static DP_NOINLINE void free_declined(struct dmapool *pool, void *vaddr,
 /* ---- the fast path ------------------------------------------------------ */
 
 /* A full chunk got a block back (pinned): on its heap's list again. */
-static DP_NOINLINE void relist_unpin(struct dmapool *pool, struct dp_chunk *c,
-				     dp_pin_t pin)
+static DP_NOINLINE DP_COLD void relist_unpin(struct dmapool *pool, struct dp_chunk *c,
+					     dp_pin_t pin)
 {
 	dp_heap_relist(c->heap, c);
 	dp_owner_unpin(&pool->owners, pin);

@@ -17,7 +17,7 @@
  */
 #include "datapath.h"
 
-static DP_NOINLINE void free_handle_null(void *vaddr, dmapool_dma_t dma)
+static DP_NOINLINE DP_COLD void free_handle_null(void *vaddr, dmapool_dma_t dma)
 {
 	dp_report_global(DMAPOOL_R_NULL_POOL, vaddr, dma,
 			 "dmapool_free_handle called with a NULL pool");
@@ -34,8 +34,8 @@ static bool handle_block(const struct dmapool *pool, u32 pos,
 }
 
 /* Why a free by handle failed; not pinned, no lock held. */
-static DP_NOINLINE void handle_judge(struct dmapool *pool, void *vaddr,
-				     dmapool_dma_t dma, u64 h)
+static DP_NOINLINE DP_COLD void handle_judge(struct dmapool *pool, void *vaddr,
+					     dmapool_dma_t dma, u64 h)
 {
 	const u32 pos = dp_handle_pos(h);
 	const u32 want = dp_handle_state(h);
@@ -81,8 +81,8 @@ static DP_NOINLINE void handle_judge(struct dmapool *pool, void *vaddr,
  * Everything but the owner's free of a fast pool's block: the same checks
  * for every geometry, then the steps of any free.
  */
-static DP_NOINLINE void free_handle_slow(struct dmapool *pool, void *vaddr,
-					 dmapool_dma_t dma, u64 h)
+static DP_NOINLINE DP_COLD void free_handle_slow(struct dmapool *pool, void *vaddr,
+						 dmapool_dma_t dma, u64 h)
 {
 	const u32 pos = dp_handle_pos(h);
 	struct dp_chunk *c = dp_slot_record(pool, dp_handle_id(h));

@@ -14,7 +14,9 @@
  *  EXPORT_SYMBOL(fn)          after each API function (kernel: exported to
  *                             modules; userspace: a redeclaration)
  *  DP_LIKELY(x), DP_UNLIKELY(x)
- *  DP_NOINLINE                a cold function kept out of its caller
+ *  DP_NOINLINE                a function kept out of its caller
+ *  DP_COLD                    a function off the fast path (with DP_NOINLINE
+ *                             on every slow step: placed and laid out as cold)
  *  DP_WARN_ON(cond)           internal-bug check; evaluates to cond
  *  DP_ASSERT(cond)            compiled out unless debugging
  *  DP_HAVE_HARDEN             1 when the hardening options are built

@@ -79,7 +79,8 @@
 
 #define DP_LIKELY(x)	likely(x)
 #define DP_UNLIKELY(x)	unlikely(x)
-#define DP_NOINLINE	noinline __cold
+#define DP_NOINLINE	noinline
+#define DP_COLD		__cold
 
 /*
  * Features: all of them in dmapool.ko; in a tree, what Kconfig says

@@ -46,7 +46,8 @@ typedef int64_t s64;
 
 #define DP_LIKELY(x)	__builtin_expect(!!(x), 1)
 #define DP_UNLIKELY(x)	__builtin_expect(!!(x), 0)
-#define DP_NOINLINE	__attribute__((noinline, cold))
+#define DP_NOINLINE	__attribute__((noinline))
+#define DP_COLD		__attribute__((cold))
 
 /* Every feature is built in userspace (a test build may say otherwise). */
 #ifndef DP_HAVE_HARDEN

@@ -53,8 +53,10 @@ static inline size_t tc_ref_layout(size_t size, size_t allocation,
 	return n;
 }
 
-/* What dma_pool_create() accepts (sizes below 16 aside: dmapool has no
- * in-block header, so it takes them as they are). */
+/*
+ * What dma_pool_create() accepts (sizes below 16 aside: dmapool has no
+ * in-block header, so it takes them as they are).
+ */
 static inline bool tc_kernel_accepts(size_t size, size_t align,
 				     size_t boundary)
 {
@@ -166,8 +168,10 @@ static inline bool tc_geometry_case(struct tc_env *e, size_t size,
 				 "size %zu align %zu boundary %zu: offset %zu is not where the kernel puts a block",
 				 size, align, boundary, off);
 	}
-	/* Distinct and non-overlapping: sort by address, compare neighbours
-	 * (insertion sort, bounded: blocks come out nearly sorted). */
+	/*
+	 * Distinct and non-overlapping: sort by address, compare neighbours
+	 * (insertion sort, bounded: blocks come out nearly sorted).
+	 */
 	for (i = 1; i < want && i <= 4096; i++) {
 		void *x = v[i];
 

@@ -236,8 +236,10 @@ static inline bool tc_misuse_run(struct tc_env *e,
 		dma = block_dma = b.dma;
 		dmapool_free_block(pool, b);
 		if (mc->op == TC_STALE_HANDLE) {
-			/* b2 is still allocated: the stale free changed
-			 * nothing, so this one is accepted. */
+			/*
+			 * b2 is still allocated: the stale free changed
+			 * nothing, so this one is accepted.
+			 */
 			dmapool_get_stats(pool, st);
 			TC_CHECK(e, st->blocks_in_use == st0->blocks_in_use,
 				 "the stale free freed the block");

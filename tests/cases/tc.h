@@ -28,6 +28,7 @@
 #define TC_PAGE_SIZE		((size_t)PAGE_SIZE)
 #define tc_zalloc(n)		kvzalloc((n), GFP_KERNEL)
 #define tc_free(p)		kvfree(p)
+#define TC_PRINTF(a, b)		__printf(a, b)
 #else
 #include <stdarg.h>
 #include <stdbool.h>
@@ -40,6 +41,8 @@
 #define TC_PAGE_SIZE		((size_t)sysconf(_SC_PAGESIZE))
 #define tc_zalloc(n)		calloc(1, (n))
 #define tc_free(p)		free(p)
+/* userspace has no __printf(): the attribute it stands for */
+#define TC_PRINTF(a, b)		__attribute__((format(printf, a, b)))
 #endif
 
 #include <dmapool/dmapool.h>
@@ -91,7 +94,7 @@ static inline void tc_capture_fn(const struct dmapool_report *r,
 	cap->n++;
 }
 
-static inline __attribute__((format(printf, 4, 5))) void
+static inline TC_PRINTF(4, 5) void
 tc_fail(struct tc_env *e, int line, const char *cond, const char *fmt, ...)
 {
 	va_list ap;
@@ -138,7 +141,7 @@ static inline unsigned int tc_count(const struct tc_env *e,
 }
 
 /* The last report, or NULL if there is none (or it did not fit). */
-static inline const struct dmapool_report *tc_last(const struct tc_env *e)
+static inline struct dmapool_report *tc_last(struct tc_env *e)
 {
 	if (!e->cap.n || e->cap.n > TC_MAX_REPORTS)
 		return NULL;
