@@ -390,6 +390,82 @@ static DP_NOINLINE DP_COLD void relist_unpin(struct dmapool *pool, struct dp_chu
 }
 
 /*
+ * owner_steps() out of line: the steps with a call in the middle (poison,
+ * scrub, a whole sampled poison, a changed redzone, automatic shrink).
+ */
+static DP_NOINLINE void free_owner_steps_all(struct dmapool *pool,
+					     struct dp_chunk *c, size_t pos,
+					     dp_pin_t pin)
+{
+	owner_steps(pool, c, pos, false, pin);
+}
+
+/* Quarantine took the block and gave nothing back yet.  Unpins. */
+static DP_NOINLINE void give_unpin(struct dmapool *pool, struct dp_chunk *c,
+				   size_t pos, dp_pin_t pin)
+{
+	struct dp_chunk *release = NULL;
+
+	dp_heap_give(c->heap, c, (u32)pos, &release);
+	dp_owner_unpin(&pool->owners, pin);
+	if (DP_UNLIKELY(release))
+		dp_supply_release(pool, release, true);
+}
+
+/*
+ * The fast path found the caller's own block in a pool with steps, checked
+ * and claimed it: the steps of owner_steps().  The common ones (an intact
+ * 16-byte redzone, the sampled poison's head, quarantine, reuse) are
+ * written here with no call but tail calls, so that this runs without a
+ * stack frame on every free of an option pool; anything else goes to
+ * free_owner_steps_all(), which decides the same way again (the sample is
+ * a function of the block and its state word) and does it all.  Unpins.
+ */
+static DP_NOINLINE void free_owner_steps(struct dmapool *pool,
+					 struct dp_chunk *c, size_t pos,
+					 dp_pin_t pin)
+{
+	const u32 steps = pool->steps;
+
+	if (DP_UNLIKELY(steps & (DP_STEP_AUTO_SHRINK | DP_STEP_POISON |
+				 DP_STEP_SCRUB)))
+		goto all;
+	if (steps & (DP_STEP_REDZONE | DP_STEP_SAMPLED)) {
+		const struct dp_geometry *g = &pool->geo;
+		u8 *b = (u8 *)(c->vaddr + dp_geo_offset(g, pos));
+
+		if ((steps & DP_STEP_REDZONE) &&
+		    (pool->redzone != 16 ||
+		     !dp_harden_redzone_intact(b + g->size, 16, pool->key)))
+			goto all;
+		if (steps & DP_STEP_SAMPLED) {
+			const u64 w = DP_POISON_WORD;
+
+			if (g->size < DP_POISON_HEAD ||
+			    dp_harden_sampled_whole(pool, c, (u32)pos,
+						    DP_READ_ONCE(c->st[pos])))
+				goto all;
+			__builtin_memcpy(b, &w, 8);
+			__builtin_memcpy(b + 8, &w, 8);
+		}
+	}
+	if ((steps & DP_STEP_QUARANTINE) &&
+	    !quarantine_swap(pool, c->heap, &c, &pos)) {
+		give_unpin(pool, c, pos, pin);
+		return;
+	}
+	/* Reuse: the bit back, and a chunk that was full listed again. */
+	if (DP_UNLIKELY(dp_block_put(c, pos))) {
+		relist_unpin(pool, c, pin);
+		return;
+	}
+	dp_owner_unpin(&pool->owners, pin);
+	return;
+all:
+	free_owner_steps_all(pool, c, pos, pin);
+}
+
+/*
  * The fast path's lookup and block check in one: the chunk of @va's bucket
  * run in which @va is a block start (*@pos its position), or
  * &dp_chunk_none.  dp_geo_fast_pos() bounds the offset too, so a probe is
@@ -434,20 +510,31 @@ free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 	c = find_block(pool, va, &off, &pos);
 	tok = dp_owner_pin(&pool->owners, &pin);
 	/* Invariant 3: a block start of the caller's own chunk, its dma... */
-	if (DP_UNLIKELY(DP_READ_ONCE(c->fast_owner) != tok ||
-			c->dma + off != dma ||
-			/* ... and allocated until this instant. */
-			!dp_state_claim(c, pos))) {
-		dp_owner_unpin(&pool->owners, pin);
-		/* Steps, another context's block, or wrong: judged again. */
-		free_declined(pool, vaddr, dma, c);
-		return;
+	if (DP_UNLIKELY(DP_READ_ONCE(c->fast_owner) != tok)) {
+		/*
+		 * The caller's own chunk in a pool with steps: the same
+		 * checks and claim, then the steps (no second lookup).
+		 */
+		if (DP_READ_ONCE(c->owner) == tok && c->dma + off == dma &&
+		    dp_state_claim(c, pos)) {
+			free_owner_steps(pool, c, pos, pin);
+			return;
+		}
+		goto declined;
 	}
+	/* ... and allocated until this instant. */
+	if (DP_UNLIKELY(c->dma + off != dma || !dp_state_claim(c, pos)))
+		goto declined;
 	if (DP_UNLIKELY(dp_block_put(c, pos))) {
 		relist_unpin(pool, c, pin);
 		return;
 	}
 	dp_owner_unpin(&pool->owners, pin);
+	return;
+declined:
+	dp_owner_unpin(&pool->owners, pin);
+	/* Another context's block, or wrong: judged again. */
+	free_declined(pool, vaddr, dma, c);
 }
 
 void dmapool_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
