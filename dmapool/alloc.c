@@ -245,56 +245,106 @@ void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 /* ---- the fast path ------------------------------------------------------ */
 
 /*
+ * alloc_finish() out of line, for the block @pos of @c just allocated by
+ * its owner: a whole poison check, or a report.  Six arguments, so that
+ * it is reached by a tail call: the state words come from the block's
+ * (the owner's until it hands the block out; dp_state_alloc() added one
+ * constant to the free one).
+ */
+static DP_NOINLINE DP_COLD void *alloc_checked(struct dmapool *pool,
+					       struct dp_chunk *c, u32 pos,
+					       dmapool_gfp_t gfp,
+					       dmapool_dma_t *dma, u64 *handle)
+{
+	const u32 st = DP_READ_ONCE(c->st[pos]);
+
+	return alloc_finish(pool, c, pos, st - (DP_ST_GEN_ONE | DP_ST_ALLOC),
+			    st, gfp, dma, handle);
+}
+
+/*
  * Pools whose allocations have byte steps (poison checks) but take blocks
  * in the fast path's order: the heap's stepped staged word (heap.h), then
- * the check once the block is the caller's.  Pinned on entry.
+ * the check once the block is the caller's.  The sampled poison's usual
+ * case (an intact 16-byte head, not one of the blocks checked whole) is
+ * done here with no stack frame; a whole check or a report goes to
+ * alloc_checked().  Pinned on entry.
  */
-static DP_NOINLINE DP_COLD void *alloc_stepped(struct dmapool *pool,
-					       struct dp_heap *h, dmapool_gfp_t gfp,
-					       dmapool_dma_t *dma, u64 *handle,
-					       dp_pin_t pin)
-{
-	struct dp_chunk *c;
-	u64 *wp = h->swp, word = *wp;
-	u32 pos, before, st;
+static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
+				       struct dp_heap *h, dmapool_gfp_t gfp,
+				       dmapool_dma_t *dma, u64 *handle,
+				       dp_pin_t pin);
 
-	if (DP_UNLIKELY(!word)) {
-		if (!dp_heap_restage_stepped(h)) {
-			dp_owner_unpin(&pool->owners, pin);
-			return dp_alloc_slow(pool, gfp, dma, handle);
-		}
-		wp = h->swp;
-		word = *wp;
+/* The stepped staged word ran dry (pinned): the next one, or the slow path. */
+static DP_NOINLINE DP_COLD void *alloc_stepped_restage(struct dmapool *pool,
+						       struct dp_heap *h,
+						       dmapool_gfp_t gfp,
+						       dmapool_dma_t *dma,
+						       u64 *handle, dp_pin_t pin)
+{
+	if (!dp_heap_restage_stepped(h)) {
+		dp_owner_unpin(&pool->owners, pin);
+		return dp_alloc_slow(pool, gfp, dma, handle);
 	}
+	return alloc_stepped(pool, h, gfp, dma, handle, pin);
+}
+
+static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
+				       struct dp_heap *h, dmapool_gfp_t gfp,
+				       dmapool_dma_t *dma, u64 *handle,
+				       dp_pin_t pin)
+{
+	const struct dp_geometry *g = &pool->geo;
+	struct dp_chunk *c;
+	u64 *wp = h->swp, word = *wp, x, y;
+	u32 pos, before, st;
+	const u8 *b;
+
+	/* A tail call: no stack frame here. */
+	if (DP_UNLIKELY(!word))
+		return alloc_stepped_restage(pool, h, gfp, dma, handle, pin);
 	*wp = word & (word - 1);
 	pos = h->base + dp_os_ctz64(word);
 	c = h->cur;
 	before = DP_READ_ONCE(c->st[pos]);
 	st = dp_state_alloc(c, pos);
 	dp_owner_unpin(&pool->owners, pin);
-	return alloc_finish(pool, c, pos, before, st, gfp, dma, handle);
+	if ((pool->steps & DP_STEP_POISON) || g->size < DP_POISON_HEAD ||
+	    dp_harden_sampled_whole(pool, c, pos, before))
+		goto checked;
+	b = (const u8 *)(c->vaddr + dp_geo_offset(g, pos));
+	__builtin_memcpy(&x, b, 8);
+	__builtin_memcpy(&y, b + 8, 8);
+	if (DP_UNLIKELY((x ^ DP_POISON_WORD) | (y ^ DP_POISON_WORD)))
+		goto checked;
+	if (handle)
+		*handle = dp_handle_make(c->id, pos, st);
+	return dp_hand_out(pool, c, pos, gfp, dma);
+checked:
+	return alloc_checked(pool, c, pos, gfp, dma, handle);
 }
 
-/*
- * The fast path used up its staged word (pinned): the staged chunk's next
- * word, or the slow path.  Out of line, and reached by a tail call, so the
- * fast path needs no saved registers.
- */
-static DP_NOINLINE DP_COLD void *alloc_restage(struct dmapool *pool,
-					       struct dp_heap *h, dmapool_gfp_t gfp,
-					       dmapool_dma_t *dma, u64 *handle,
-					       dp_pin_t pin)
+/* No heap yet, or no word to stage (pinned): the slow path. */
+static DP_NOINLINE DP_COLD void *alloc_unpin_slow(struct dmapool *pool,
+						  dmapool_gfp_t gfp,
+						  dmapool_dma_t *dma,
+						  u64 *handle, dp_pin_t pin)
+{
+	dp_owner_unpin(&pool->owners, pin);
+	return dp_alloc_slow(pool, gfp, dma, handle);
+}
+
+/* The staged chunk's next word (pinned), or the slow path. */
+static DP_NOINLINE DP_COLD void *alloc_restage_word(struct dmapool *pool,
+						    struct dp_heap *h,
+						    dmapool_gfp_t gfp,
+						    dmapool_dma_t *dma,
+						    u64 *handle, dp_pin_t pin)
 {
 	struct dp_chunk *c;
 	u64 word;
 	u32 pos, st;
 
-	if (DP_UNLIKELY(h == &dp_heap_none || pool->alloc_stepped)) {
-		if (h != &dp_heap_none)
-			return alloc_stepped(pool, h, gfp, dma, handle, pin);
-		dp_owner_unpin(&pool->owners, pin);
-		return dp_alloc_slow(pool, gfp, dma, handle);
-	}
 	if (!dp_heap_restage(h)) {
 		dp_owner_unpin(&pool->owners, pin);
 		return dp_alloc_slow(pool, gfp, dma, handle);
@@ -308,6 +358,25 @@ static DP_NOINLINE DP_COLD void *alloc_restage(struct dmapool *pool,
 	if (handle)
 		*handle = dp_handle_make(c->id, pos, st);
 	return dp_hand_out(pool, c, pos, gfp, dma);
+}
+
+/*
+ * The fast path found its staged word empty (pinned): no heap yet, a pool
+ * with alloc-side steps (whose fast-path word is always empty: this runs on
+ * each of its allocations), or the word used up.  Only tests and tail
+ * calls, so the fast path needs no saved registers and a stepped pool's
+ * allocation no stack frame on the way.
+ */
+static DP_NOINLINE void *alloc_restage(struct dmapool *pool,
+				       struct dp_heap *h, dmapool_gfp_t gfp,
+				       dmapool_dma_t *dma, u64 *handle,
+				       dp_pin_t pin)
+{
+	if (DP_UNLIKELY(h == &dp_heap_none))
+		return alloc_unpin_slow(pool, gfp, dma, handle, pin);
+	if (pool->alloc_stepped)
+		return alloc_stepped(pool, h, gfp, dma, handle, pin);
+	return alloc_restage_word(pool, h, gfp, dma, handle, pin);
 }
 
 /*

@@ -139,7 +139,7 @@ static inline bool dp_block_all_free(const struct dp_chunk *c,
 /* ---- state words -------------------------------------------------------- */
 
 /* The owner allocates @pos (taken from its free map): the new state. */
-static inline u32 dp_state_alloc(struct dp_chunk *c, u32 pos)
+static __always_inline u32 dp_state_alloc(struct dp_chunk *c, u32 pos)
 {
 	u32 s = DP_READ_ONCE(c->st[pos]) + (DP_ST_GEN_ONE | DP_ST_ALLOC);
 

@@ -219,6 +219,128 @@ Test(harden, poison_device_process_then_zalloc)
 	run_poison(DEV_PROCESS, true);
 }
 
+/*
+ * Sampled poison: every freed block's first 16 bytes (where an embedded
+ * free list keeps its links) are poisoned and checked at the next alloc;
+ * 1 block in N is poisoned and checked whole.  One block cycles through
+ * alloc and free: its generation changes each time, so does the sample.
+ */
+static struct dmapool *sampled_pool(struct dmapool_dev *dev, unsigned int n)
+{
+	struct dmapool_opts o;
+	struct dmapool *pool;
+
+	dmapool_opts_init(&o);
+	o.flags = DMAPOOL_OPT_POISON_SAMPLED;
+	o.poison_sample = n;
+	o.seed = 12345;
+	o.chunk_size = 4096;
+	pool = dmapool_create_opts("hard", dev, 64, 64, 0, &o);
+	cr_assert_not_null(pool);
+	return pool;
+}
+
+/* Free @v (filled with 0x11 first): was it poisoned whole? */
+static bool sampled_free(struct dmapool *pool, uint8_t *v, dmapool_dma_t d)
+{
+	size_t i, poisoned = 0;
+
+	memset(v, 0x11, 64);
+	dmapool_free(pool, v, d);
+	for (i = 0; i < 16; i++)
+		cr_assert_eq(v[i], DMAPOOL_POISON_BYTE, "head byte %zu", i);
+	for (i = 16; i < 64; i++)
+		poisoned += v[i] == DMAPOOL_POISON_BYTE;
+	cr_assert(poisoned == 0 || poisoned == 48,
+		  "the rest of the block is either untouched or poisoned whole (%zu)",
+		  poisoned);
+	return poisoned == 48;
+}
+
+Test(harden, sampled_poison_head_always_whole_one_in_n)
+{
+	static const uint8_t link[8] = { 0x00, 0x10, 0xad, 0xde, 0x01, 0x02, 0x03, 0x04 };
+	struct dmapool_dev *dev = shm();
+	struct dmapool *pool = sampled_pool(dev, 4);
+	unsigned int i, whole = 0, caught_whole = 0, missed = 0;
+	const struct dmapool_report *r;
+	dmapool_dma_t d, d2;
+	uint8_t *v, *v2;
+
+	v = dmapool_alloc(pool, 0, &d);
+	cr_assert_not_null(v);
+	for (i = 0; i < 2000; i++) {
+		const unsigned int before = 0;
+		bool w;
+
+		tl_reset();	/* the capture holds 64 reports */
+		w = sampled_free(pool, v, d);
+
+		whole += w;
+		/* Every 4th round the device forges a link in the head. */
+		if (i % 4 == 0)
+			device_write(dev, DEV_THREAD, d, link, sizeof(link));
+		/* Every 4th round, shifted, it writes past the head. */
+		else if (i % 4 == 1)
+			device_write(dev, DEV_THREAD, d + 40, link, 3);
+		v2 = dmapool_alloc(pool, DMAPOOL_GFP_NOGROW, &d2);
+		cr_assert_eq(v2, v, "the same block again");
+		cr_assert_eq(d2, d);
+		if (i % 4 == 0) {
+			/* The head: caught every time. */
+			cr_assert_eq(tl_cap.n, before + 1, "round %u", i);
+			r = tl_last();
+			cr_assert_eq(r->kind, DMAPOOL_R_DEVICE_WRITE_AFTER_FREE);
+			cr_assert_eq(r->block, v);
+			cr_assert_eq(r->offset, 0);
+			cr_assert_eq(r->count, sizeof(link));
+		} else if (i % 4 == 1) {
+			/* Past the head: caught when sampled whole, else not. */
+			if (w) {
+				cr_assert_eq(tl_cap.n, before + 1, "round %u", i);
+				r = tl_last();
+				cr_assert_eq(r->kind, DMAPOOL_R_DEVICE_WRITE_AFTER_FREE);
+				cr_assert_eq(r->offset, 40);
+				caught_whole++;
+			} else {
+				cr_assert_eq(tl_cap.n, before, "round %u", i);
+				missed++;
+			}
+		} else {
+			cr_assert_eq(tl_cap.n, before, "no false alarm, round %u", i);
+		}
+	}
+	/* 1 in 4 of 2000, binomial: 500 +- 19; the bounds are 7 sigma. */
+	cr_assert(whole >= 360 && whole <= 640, "%u of 2000 whole", whole);
+	cr_assert_gt(caught_whole, 0);
+	cr_assert_gt(missed, 0);
+	cr_assert_eq(kind_count(pool, DMAPOOL_R_DEVICE_WRITE_AFTER_FREE),
+		     500 + caught_whole);
+	dmapool_free(pool, v, d);
+	dmapool_destroy(pool);
+	dmapool_dev_put(dev);
+}
+
+Test(harden, sampled_poison_one_in_one_is_whole_poison)
+{
+	struct dmapool_dev *dev = shm();
+	struct dmapool *pool = sampled_pool(dev, 1);
+	dmapool_dma_t d;
+	unsigned int i;
+	uint8_t *v;
+
+	v = dmapool_alloc(pool, 0, &d);
+	cr_assert_not_null(v);
+	for (i = 0; i < 64; i++) {
+		cr_assert(sampled_free(pool, v, d), "N = 1: every block whole");
+		cr_assert_eq(dmapool_alloc(pool, DMAPOOL_GFP_NOGROW, &d), v);
+	}
+	cr_assert_eq(tl_cap.n, 0);
+	dmapool_free(pool, v, d);
+	dmapool_destroy(pool);
+	dmapool_dev_put(dev);
+}
+
 Test(harden, poison_fresh_chunk_untouched_block)
 {
 	struct dmapool_dev *dev = shm();
