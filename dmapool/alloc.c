@@ -62,10 +62,10 @@ static struct dp_heap *heap_new(struct dmapool *pool, dmapool_gfp_t gfp)
 }
 
 /* An orphan, made this context's; pinned, lock not held. */
-static struct dp_heap *adopt(struct dmapool *pool, dp_owner_t tok)
+static struct dp_heap *adopt(struct dmapool *pool, uintptr_t tok)
 {
 	struct dp_heap *h;
-	dp_irqflags_t flags;
+	unsigned long flags;
 
 	if (!DP_READ_ONCE(pool->orphans))
 		return NULL;
@@ -88,7 +88,7 @@ static struct dp_heap *adopt(struct dmapool *pool, dp_owner_t tok)
 static void orphan(struct dmapool *pool, struct dp_heap *h)
 {
 	struct dp_chunk *release = NULL;
-	dp_irqflags_t flags = dp_lock(&pool->lock);
+	unsigned long flags = dp_lock(&pool->lock);
 
 	dp_heap_set_owner(h, DP_OWNER_ORPHAN, &release);
 	dp_heap_refill(h, &release);
@@ -108,7 +108,7 @@ static struct dp_heap *heap_create(struct dmapool *pool, dmapool_gfp_t gfp,
 				   struct dp_ctx *x)
 {
 	struct dp_heap *h = adopt(pool, x->tok), *fresh;
-	dp_irqflags_t flags;
+	unsigned long flags;
 
 	if (!h) {
 		dp_owner_unpin(&pool->owners, x->pin);
@@ -273,14 +273,14 @@ static DP_NOINLINE DP_COLD void *alloc_checked(struct dmapool *pool,
 static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
 				       struct dp_heap *h, dmapool_gfp_t gfp,
 				       dmapool_dma_t *dma, u64 *handle,
-				       dp_pin_t pin);
+				       unsigned long pin);
 
 /* The stepped staged word ran dry (pinned): the next one, or the slow path. */
 static DP_NOINLINE DP_COLD void *alloc_stepped_restage(struct dmapool *pool,
 						       struct dp_heap *h,
 						       dmapool_gfp_t gfp,
 						       dmapool_dma_t *dma,
-						       u64 *handle, dp_pin_t pin)
+						       u64 *handle, unsigned long pin)
 {
 	if (!dp_heap_restage_stepped(h)) {
 		dp_owner_unpin(&pool->owners, pin);
@@ -292,7 +292,7 @@ static DP_NOINLINE DP_COLD void *alloc_stepped_restage(struct dmapool *pool,
 static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
 				       struct dp_heap *h, dmapool_gfp_t gfp,
 				       dmapool_dma_t *dma, u64 *handle,
-				       dp_pin_t pin)
+				       unsigned long pin)
 {
 	const struct dp_geometry *g = &pool->geo;
 	struct dp_chunk *c;
@@ -328,7 +328,7 @@ checked:
 static DP_NOINLINE DP_COLD void *alloc_unpin_slow(struct dmapool *pool,
 						  dmapool_gfp_t gfp,
 						  dmapool_dma_t *dma,
-						  u64 *handle, dp_pin_t pin)
+						  u64 *handle, unsigned long pin)
 {
 	dp_owner_unpin(&pool->owners, pin);
 	return dp_alloc_slow(pool, gfp, dma, handle);
@@ -339,7 +339,7 @@ static DP_NOINLINE DP_COLD void *alloc_restage_word(struct dmapool *pool,
 						    struct dp_heap *h,
 						    dmapool_gfp_t gfp,
 						    dmapool_dma_t *dma,
-						    u64 *handle, dp_pin_t pin)
+						    u64 *handle, unsigned long pin)
 {
 	struct dp_chunk *c;
 	u64 word;
@@ -370,7 +370,7 @@ static DP_NOINLINE DP_COLD void *alloc_restage_word(struct dmapool *pool,
 static DP_NOINLINE void *alloc_restage(struct dmapool *pool,
 				       struct dp_heap *h, dmapool_gfp_t gfp,
 				       dmapool_dma_t *dma, u64 *handle,
-				       dp_pin_t pin)
+				       unsigned long pin)
 {
 	if (DP_UNLIKELY(h == &dp_heap_none))
 		return alloc_unpin_slow(pool, gfp, dma, handle, pin);
@@ -393,7 +393,7 @@ alloc_one(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
 	u64 *wp, word;
 	u32 pos, st;
 	size_t off;
-	dp_pin_t pin;
+	unsigned long pin;
 
 	dp_owner_pin(&pool->owners, &pin);
 	/*

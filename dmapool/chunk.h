@@ -51,12 +51,12 @@ struct dp_chunk {
 	 * bounce to every other context's free.  @fast_owner: the owner's
 	 * token when its frees may take the fast path, else DP_OWNER_NONE.
 	 */
-	dp_owner_t fast_owner;
+	uintptr_t fast_owner;
 	uintptr_t vaddr;		/* start of the DMA memory */
 	dmapool_dma_t dma;		/* its bus address */
 	u32 *st;			/* state word per position (block.h) */
 	struct dp_remote *rem;
-	dp_owner_t owner;		/* token of the owning context */
+	uintptr_t owner;		/* token of the owning context */
 	struct dp_heap *heap;		/* the owning heap */
 	u32 id;				/* slot, named by handles */
 	u8 live;			/* describes DMA memory now */
@@ -75,9 +75,9 @@ struct dp_chunk {
 };
 
 /* Owner tokens that match no context. */
-#define DP_OWNER_NONE	((dp_owner_t)1)	/* fast_owner: take the slow path */
-#define DP_OWNER_SHARED	((dp_owner_t)3)	/* the pool's shared heap (lock) */
-#define DP_OWNER_ORPHAN	((dp_owner_t)5)	/* a heap whose thread exited (lock) */
+#define DP_OWNER_NONE	((uintptr_t)1)	/* fast_owner: take the slow path */
+#define DP_OWNER_SHARED	((uintptr_t)3)	/* the pool's shared heap (lock) */
+#define DP_OWNER_ORPHAN	((uintptr_t)5)	/* a heap whose thread exited (lock) */
 
 /* Bytes of a record for geometry @g, and where its parts start. */
 size_t dp_chunk_meta_size(const struct dp_geometry *g);

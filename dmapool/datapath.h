@@ -13,9 +13,9 @@
 /* Where a slow path runs: pinned to its own heap, or the shared one locked. */
 struct dp_ctx {
 	struct dp_heap *h;
-	dp_owner_t tok;
-	dp_pin_t pin;
-	dp_irqflags_t flags;
+	uintptr_t tok;
+	unsigned long pin;
+	unsigned long flags;
 	bool locked;
 };
 

@@ -100,10 +100,10 @@ static DP_NOINLINE DP_COLD void free_judge(struct dmapool *pool, void *vaddr,
 static void give_other(struct dmapool *pool, struct dp_chunk *c, u32 pos,
 		       struct dp_chunk **release)
 {
-	dp_owner_t o = DP_READ_ONCE(c->owner);
+	uintptr_t o = DP_READ_ONCE(c->owner);
 
 	if (o == DP_OWNER_SHARED || o == DP_OWNER_ORPHAN) {
-		dp_irqflags_t flags = dp_lock(&pool->lock);
+		unsigned long flags = dp_lock(&pool->lock);
 
 		/* An orphan may have been adopted meanwhile. */
 		o = c->owner;
@@ -124,7 +124,7 @@ static void give_other(struct dmapool *pool, struct dp_chunk *c, u32 pos,
  */
 static DP_NOINLINE DP_COLD void owner_steps_reported(struct dmapool *pool,
 						     struct dp_chunk *c, u32 pos,
-						     bool zero, dp_pin_t pin)
+						     bool zero, unsigned long pin)
 {
 	struct dp_chunk *release = NULL;
 	struct dp_pending rep;
@@ -182,7 +182,7 @@ quarantine_swap(struct dmapool *pool, struct dp_heap *h, struct dp_chunk **c,
  */
 static __always_inline void
 owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos, bool zero,
-	    dp_pin_t pin)
+	    unsigned long pin)
 {
 	const u32 steps = pool->steps;
 	struct dp_chunk *release = NULL;
@@ -236,8 +236,8 @@ static void free_claimed_other(struct dmapool *pool, struct dp_chunk *c,
 void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, u32 pos,
 		     bool zero)
 {
-	dp_owner_t tok;
-	dp_pin_t pin;
+	uintptr_t tok;
+	unsigned long pin;
 
 	tok = dp_owner_pin(&pool->owners, &pin);
 	if (DP_READ_ONCE(c->owner) == tok) {
@@ -260,8 +260,8 @@ free_owned(struct dmapool *pool, struct dp_chunk *c,
 	   uintptr_t off, dmapool_dma_t dma, bool zero)
 {
 	const struct dp_geometry *g = &pool->geo;
-	dp_owner_t tok;
-	dp_pin_t pin;
+	uintptr_t tok;
+	unsigned long pin;
 	size_t pos;
 	u32 p32;
 
@@ -383,7 +383,7 @@ static DP_NOINLINE DP_COLD void free_declined(struct dmapool *pool, void *vaddr,
 
 /* A full chunk got a block back (pinned): on its heap's list again. */
 static DP_NOINLINE DP_COLD void relist_unpin(struct dmapool *pool, struct dp_chunk *c,
-					     dp_pin_t pin)
+					     unsigned long pin)
 {
 	dp_heap_relist(c->heap, c);
 	dp_owner_unpin(&pool->owners, pin);
@@ -395,14 +395,14 @@ static DP_NOINLINE DP_COLD void relist_unpin(struct dmapool *pool, struct dp_chu
  */
 static DP_NOINLINE void free_owner_steps_all(struct dmapool *pool,
 					     struct dp_chunk *c, size_t pos,
-					     dp_pin_t pin)
+					     unsigned long pin)
 {
 	owner_steps(pool, c, pos, false, pin);
 }
 
 /* Quarantine took the block and gave nothing back yet.  Unpins. */
 static DP_NOINLINE void give_unpin(struct dmapool *pool, struct dp_chunk *c,
-				   size_t pos, dp_pin_t pin)
+				   size_t pos, unsigned long pin)
 {
 	struct dp_chunk *release = NULL;
 
@@ -423,7 +423,7 @@ static DP_NOINLINE void give_unpin(struct dmapool *pool, struct dp_chunk *c,
  */
 static DP_NOINLINE void free_owner_steps(struct dmapool *pool,
 					 struct dp_chunk *c, size_t pos,
-					 dp_pin_t pin)
+					 unsigned long pin)
 {
 	const u32 steps = pool->steps;
 
@@ -502,8 +502,8 @@ free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 	const uintptr_t va = (uintptr_t)vaddr;
 	struct dp_chunk *c;
 	uintptr_t off;
-	dp_owner_t tok;
-	dp_pin_t pin;
+	uintptr_t tok;
+	unsigned long pin;
 	size_t pos;
 
 	/* A miss gives dp_chunk_none, whose owner is nobody. */

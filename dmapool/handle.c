@@ -103,8 +103,8 @@ void dmapool_free_handle(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 {
 	const size_t pos = (size_t)dp_handle_pos(h);
 	struct dp_chunk *c;
-	dp_owner_t tok;
-	dp_pin_t pin;
+	uintptr_t tok;
+	unsigned long pin;
 	size_t off;
 
 	if (DP_UNLIKELY(!pool)) {

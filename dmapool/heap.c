@@ -90,7 +90,7 @@ static void unstage(struct dp_heap *h)
 	h->cur = NULL;
 }
 
-void dp_heap_init(struct dp_heap *h, struct dmapool *pool, dp_owner_t self)
+void dp_heap_init(struct dp_heap *h, struct dmapool *pool, uintptr_t self)
 {
 	dp_os_memset(h, 0, sizeof(*h));
 	h->pool = pool;
@@ -458,7 +458,7 @@ bool dp_heap_refill(struct dp_heap *h, struct dp_chunk **release)
 
 /* ---- chunks changing hands ---------------------------------------------- */
 
-static dp_owner_t fast_token(const struct dp_heap *h)
+static uintptr_t fast_token(const struct dp_heap *h)
 {
 	/* Markers (shared, orphan) have odd values: never a context's. */
 	return h->pool->fast_free && !(h->self & 1) ? h->self : DP_OWNER_NONE;
@@ -501,7 +501,7 @@ void dp_heap_detach_chunk(struct dp_heap *h, struct dp_chunk *c)
 	DP_WRITE_ONCE(c->owner, DP_OWNER_NONE);
 }
 
-void dp_heap_set_owner(struct dp_heap *h, dp_owner_t self,
+void dp_heap_set_owner(struct dp_heap *h, uintptr_t self,
 		       struct dp_chunk **release)
 {
 	struct dp_chunk *c;

@@ -64,7 +64,7 @@ struct dp_heap {
 	struct dp_chunk *empty;		/* empty chunks kept (auto shrink) */
 	struct dp_chunk *chunks;	/* every chunk this heap owns */
 	struct dp_chunk *remote;	/* chunks with remote frees (atomic) */
-	dp_owner_t self;		/* the owner's token */
+	uintptr_t self;		/* the owner's token */
 	struct dmapool *pool;
 	u32 nchunks;
 	u64 rng;			/* randomized placement */
@@ -73,7 +73,7 @@ struct dp_heap {
 	struct dp_heap *onext;		/* the pool's orphans (lock) */
 };
 
-void dp_heap_init(struct dp_heap *h, struct dmapool *pool, dp_owner_t self);
+void dp_heap_init(struct dp_heap *h, struct dmapool *pool, uintptr_t self);
 /* The heap's quarantine ring (pools with quarantine); 0 or -1 (OOM). */
 int dp_heap_ring_alloc(struct dp_heap *h, dmapool_gfp_t gfp);
 void dp_heap_ring_free(struct dp_heap *h);
@@ -127,7 +127,7 @@ void dp_heap_adopt_chunk(struct dp_heap *h, struct dp_chunk *c);
 /* Take @c (empty) out of this heap. */
 void dp_heap_detach_chunk(struct dp_heap *h, struct dp_chunk *c);
 /* The chunks of @h now belong to the context @self (or a marker). */
-void dp_heap_set_owner(struct dp_heap *h, dp_owner_t self,
+void dp_heap_set_owner(struct dp_heap *h, uintptr_t self,
 		       struct dp_chunk **release);
 /*
  * The empty chunks of @h beyond *@keep (which counts down), detached, on a

@@ -29,12 +29,12 @@
  * Locks (the pool lock guards what is shared: the slot table, the index's
  * writers, the shared heap, orphaned heaps, spare chunks):
  *
- *  struct dp_lock, dp_irqflags_t
+ *  struct dp_lock; the flags a lock saves are an unsigned long
  *  void dp_lock_init(struct dp_lock *l), void dp_lock_fini(struct dp_lock *l)
- *  dp_irqflags_t dp_lock(struct dp_lock *l)
- *  bool dp_trylock(struct dp_lock *l, dp_irqflags_t *f)   true when taken
- *  void dp_unlock(struct dp_lock *l, dp_irqflags_t f)
- *  dp_irqflags_t dp_global_lock(void), void dp_global_unlock(dp_irqflags_t)
+ *  unsigned long dp_lock(struct dp_lock *l)
+ *  bool dp_trylock(struct dp_lock *l, unsigned long *f)   true when taken
+ *  void dp_unlock(struct dp_lock *l, unsigned long f)
+ *  unsigned long dp_global_lock(void), void dp_global_unlock(unsigned long)
  *
  * Owners: the contexts that own heaps (userspace: threads; kernel: CPUs).
  * A context pins itself, and while pinned nothing else runs as that
@@ -43,11 +43,11 @@
  * context in struct dp_owners and the owning context's token in each chunk:
  * a free compares tokens to know whether it runs as the owner.
  *
- *  dp_owner_t                  a token: even, never 0 for a live context
+ *  tokens are uintptr_t: even, never 0 for a live context
  *  struct dp_owners            one per pool
  *  struct dp_pin_lock          the first member of a heap (kernel: its
  *                              local_lock_t lives there)
- *  dp_pin_t                    what pin returns and unpin takes
+ *  the pin is an unsigned long: what pin saves and unpin takes
  *  int dp_owners_init(struct dp_owners *o, void (*exit)(void *heap, void *arg),
  *                     void *arg)           0 or a negative errno.  exit(heap)
  *                     runs when a context that installed a heap goes away
@@ -55,15 +55,15 @@
  *                     may take the pool lock.
  *  void dp_owners_fini(struct dp_owners *o) forget every context's heap (no
  *                     callbacks; no other call on the pool may run)
- *  dp_owner_t dp_owner_pin(struct dp_owners *o, dp_pin_t *pin)
+ *  uintptr_t dp_owner_pin(struct dp_owners *o, unsigned long *pin)
  *                     pin to this context; its token
- *  void dp_owner_unpin(struct dp_owners *o, dp_pin_t pin)
+ *  void dp_owner_unpin(struct dp_owners *o, unsigned long pin)
  *  void *dp_owner_heap(struct dp_owners *o)      pinned: this context's heap
  *                     or NULL;  dp_owner_heap_fast() the same, but returns
  *                     DP_NO_HEAP (&dp_heap_none, the core's heap that has
  *                     no block: never NULL) instead of NULL, and also when
  *                     the heap is only found the slow way
- *  dp_owner_t dp_owner_set_heap(struct dp_owners *o, void *heap)
+ *  uintptr_t dp_owner_set_heap(struct dp_owners *o, void *heap)
  *                     pinned: install this context's heap (userspace may
  *                     allocate); its token, or 0 when it cannot (out of
  *                     memory, an exiting thread): the caller does without

@@ -260,7 +260,7 @@ void dmapool_destroy(struct dmapool *pool)
 {
 	struct dp_pending p;
 	u64 busy, pending;
-	dp_irqflags_t flags;
+	unsigned long flags;
 
 	if (!pool)
 		return;
@@ -299,7 +299,7 @@ static void get_stats(struct dmapool *pool, struct dmapool_stats *st)
 	const struct dp_geometry *g = &pool->geo;
 	u64 heaps = 0, rings = 0, pending;
 	struct dp_heap *h;
-	dp_irqflags_t flags;
+	unsigned long flags;
 	u32 k;
 
 	dp_os_memset(st, 0, sizeof(*st));
@@ -361,7 +361,7 @@ void dmapool_walk_chunks(const struct dmapool *cpool, dmapool_chunk_fn fn,
 			 void *ctx)
 {
 	struct dmapool *pool = (struct dmapool *)cpool;
-	dp_irqflags_t flags;
+	unsigned long flags;
 	u32 id;
 
 	if (!pool)
@@ -395,8 +395,8 @@ void dmapool_quiesce(struct dmapool *pool)
 {
 	struct dp_chunk *release = NULL;
 	struct dp_heap *h;
-	dp_irqflags_t flags;
-	dp_pin_t pin;
+	unsigned long flags;
+	unsigned long pin;
 
 	if (DP_UNLIKELY(!pool)) {
 		quiesce_null();
@@ -441,8 +441,8 @@ size_t dmapool_shrink(struct dmapool *pool)
 	struct dp_chunk *release = NULL, *list = NULL;
 	size_t keep, n;
 	struct dp_heap *h;
-	dp_irqflags_t flags;
-	dp_pin_t pin;
+	unsigned long flags;
+	unsigned long pin;
 
 	if (!pool) {
 		shrink_null();

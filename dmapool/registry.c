@@ -10,7 +10,7 @@ static struct dmapool *pools;
 
 void dp_registry_add(struct dmapool *pool)
 {
-	dp_irqflags_t f = dp_global_lock();
+	unsigned long f = dp_global_lock();
 
 	pool->reg_prev = NULL;
 	pool->reg_next = pools;
@@ -22,7 +22,7 @@ void dp_registry_add(struct dmapool *pool)
 
 void dp_registry_del(struct dmapool *pool)
 {
-	dp_irqflags_t f = dp_global_lock();
+	unsigned long f = dp_global_lock();
 
 	if (pool->reg_prev)
 		pool->reg_prev->reg_next = pool->reg_next;
@@ -39,7 +39,7 @@ bool dp_registry_owner(const struct dmapool *self, const void *addr,
 		       char name[32])
 {
 	const uintptr_t va = (uintptr_t)addr;
-	dp_irqflags_t f = dp_global_lock();
+	unsigned long f = dp_global_lock();
 	struct dmapool *p;
 	bool found = false;
 

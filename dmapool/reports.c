@@ -35,7 +35,7 @@ static u64 global_violations;
 
 void dmapool_set_report_handler(dmapool_report_fn fn, void *ctx)
 {
-	dp_irqflags_t f = dp_global_lock();
+	unsigned long f = dp_global_lock();
 
 	global_fn = fn;
 	global_ctx = ctx;
@@ -66,7 +66,7 @@ static void dispatch(dmapool_report_fn fn, void *ctx, bool abort_after,
 		     const struct dmapool_report *r)
 {
 	if (!fn) {
-		dp_irqflags_t f = dp_global_lock();
+		unsigned long f = dp_global_lock();
 
 		fn = global_fn;
 		ctx = global_ctx;

@@ -26,7 +26,7 @@ void dp_supply_init(struct dmapool *pool)
  * False when out of memory.
  */
 static bool slot_room(struct dmapool *pool, u32 id, dmapool_gfp_t gfp,
-		      dp_irqflags_t *flags)
+		      unsigned long *flags)
 {
 	while (id >= pool->slot_tab->cap) {
 		struct dp_slot_tab *old = pool->slot_tab, *t;
@@ -66,7 +66,7 @@ static bool slot_room(struct dmapool *pool, u32 id, dmapool_gfp_t gfp,
 
 /* A released record that may describe a new chunk; lock held. */
 static struct dp_chunk *take_retired(struct dmapool *pool, bool wait,
-				     dp_irqflags_t *flags)
+				     unsigned long *flags)
 {
 	struct dp_chunk **pp, *c;
 
@@ -91,7 +91,7 @@ static struct dp_chunk *take_retired(struct dmapool *pool, bool wait,
 
 /* A record for a new chunk; lock held on entry and exit. */
 static struct dp_chunk *record_get(struct dmapool *pool, dmapool_gfp_t gfp,
-				   dp_irqflags_t *flags)
+				   unsigned long *flags)
 {
 	const bool may_block = dp_os_gfp_may_block(gfp);
 	struct dp_chunk *c;
@@ -130,7 +130,7 @@ static void retire(struct dmapool *pool, struct dp_chunk *c)
  * when out of memory.
  */
 static bool stock(struct dmapool *pool, u32 need, dmapool_gfp_t gfp,
-		  dp_irqflags_t *flags)
+		  unsigned long *flags)
 {
 	struct dp_index *ix = &pool->index;
 
@@ -153,7 +153,7 @@ static bool stock(struct dmapool *pool, u32 need, dmapool_gfp_t gfp,
  * allocate.  False when out of memory.
  */
 static bool table(struct dmapool *pool, dmapool_gfp_t gfp,
-		  dp_irqflags_t *flags)
+		  unsigned long *flags)
 {
 	struct dp_index *ix = &pool->index;
 	size_t bytes;
@@ -192,7 +192,7 @@ static u32 remove_need(const struct dp_index *ix)
  * some could not be (out of memory).
  */
 static bool purge(struct dmapool *pool, dmapool_gfp_t gfp,
-		  dp_irqflags_t *flags)
+		  unsigned long *flags)
 {
 	struct dp_index *ix = &pool->index;
 	struct dp_chunk *c;
@@ -217,7 +217,7 @@ static bool release_one(struct dmapool *pool, struct dp_chunk *c,
 {
 	struct dp_index *ix = &pool->index;
 	const size_t len = pool->geo.chunk_size;
-	dp_irqflags_t flags;
+	unsigned long flags;
 	dmapool_dma_t dma;
 	uintptr_t va;
 
@@ -274,7 +274,7 @@ size_t dp_supply_release(struct dmapool *pool, struct dp_chunk *list,
 size_t dp_supply_run_pending(struct dmapool *pool)
 {
 	struct dp_chunk *list;
-	dp_irqflags_t flags;
+	unsigned long flags;
 
 	if (!DP_READ_ONCE(pool->pending) && !DP_READ_ONCE(pool->dead))
 		return 0;
@@ -291,7 +291,7 @@ size_t dp_supply_run_pending(struct dmapool *pool)
 struct dp_chunk *dp_supply_grow(struct dmapool *pool, dmapool_gfp_t gfp)
 {
 	struct dp_index *ix = &pool->index;
-	dp_irqflags_t flags;
+	unsigned long flags;
 	struct dp_chunk *c;
 
 	/*

@@ -180,7 +180,7 @@ void *bl_emb_alloc(struct bl_pool *p, dmapool_dma_t *dma)
 	struct emb_pool *pool = to_emb(p);
 	struct emb_page *page;
 	struct emb_block *b;
-	dp_irqflags_t flags;
+	unsigned long flags;
 
 	flags = dp_lock(&pool->lock);
 	b = pop(pool);
@@ -203,7 +203,7 @@ void bl_emb_free(struct bl_pool *p, void *vaddr, dmapool_dma_t dma)
 {
 	struct emb_pool *pool = to_emb(p);
 	struct emb_block *b = vaddr;
-	dp_irqflags_t flags;
+	unsigned long flags;
 
 	flags = dp_lock(&pool->lock);
 	b->dma = dma;
@@ -217,7 +217,7 @@ static void emb_walk(struct bl_pool *p, dmapool_chunk_fn fn, void *ctx)
 {
 	struct emb_pool *pool = to_emb(p);
 	struct emb_page *page;
-	dp_irqflags_t flags;
+	unsigned long flags;
 
 	flags = dp_lock(&pool->lock);
 	for (page = pool->pages; page; page = page->next)

@@ -165,7 +165,7 @@ void *bl_pl_alloc(struct bl_pool *p, dmapool_dma_t *dma)
 {
 	struct pl_pool *pool = to_pl(p);
 	struct pl_page *page;
-	dp_irqflags_t flags;
+	unsigned long flags;
 	unsigned int off;
 	void *vaddr;
 
@@ -195,7 +195,7 @@ void bl_pl_free(struct bl_pool *p, void *vaddr, dmapool_dma_t dma)
 {
 	struct pl_pool *pool = to_pl(p);
 	struct pl_page *page;
-	dp_irqflags_t flags;
+	unsigned long flags;
 	unsigned int off;
 
 	flags = dp_lock(&pool->lock);
@@ -218,7 +218,7 @@ static void pl_walk(struct bl_pool *p, dmapool_chunk_fn fn, void *ctx)
 {
 	struct pl_pool *pool = to_pl(p);
 	struct pl_page *page;
-	dp_irqflags_t flags;
+	unsigned long flags;
 
 	flags = dp_lock(&pool->lock);
 	for (page = pool->pages; page; page = page->next)

@@ -83,7 +83,7 @@ static int expand(struct bxa *xa, unsigned long index)
 int bxa_store(struct bxa *xa, unsigned long index, void *entry)
 {
 	struct bxa_node *node, *child;
-	dp_irqflags_t flags;
+	unsigned long flags;
 	unsigned int off;
 	int ret = 0;
 

@@ -211,7 +211,7 @@ void *bl_xa_alloc(struct bl_pool *p, dmapool_dma_t *dma)
 	struct xf_pool *pool = to_xf(p);
 	struct xf_page *page;
 	struct xf_block *b;
-	dp_irqflags_t flags;
+	unsigned long flags;
 
 	flags = dp_lock(&pool->lock);
 	b = pop(pool);
@@ -237,7 +237,7 @@ void bl_xa_free(struct bl_pool *p, void *vaddr, dmapool_dma_t dma)
 {
 	struct xf_pool *pool = to_xf(p);
 	struct xf_block *b;
-	dp_irqflags_t flags;
+	unsigned long flags;
 
 	b = bxa_load(&pool->block_map, xf_key(vaddr));
 	if (DP_UNLIKELY(!b))
@@ -254,7 +254,7 @@ static void xf_walk(struct bl_pool *p, dmapool_chunk_fn fn, void *ctx)
 {
 	struct xf_pool *pool = to_xf(p);
 	struct xf_page *page;
-	dp_irqflags_t flags;
+	unsigned long flags;
 
 	flags = dp_lock(&pool->lock);
 	for (page = pool->pages; page; page = page->next)

@@ -107,8 +107,6 @@ struct dp_lock {
 	spinlock_t lock;	/* the pool lock (os.h says what it guards) */
 };
 
-typedef unsigned long dp_irqflags_t;
-
 static inline void dp_lock_init(struct dp_lock *l)
 {
 	spin_lock_init(&l->lock);
@@ -118,7 +116,7 @@ static inline void dp_lock_fini(struct dp_lock *l)
 {
 }
 
-static inline dp_irqflags_t dp_lock(struct dp_lock *l)
+static inline unsigned long dp_lock(struct dp_lock *l)
 {
 	unsigned long flags;
 
@@ -127,18 +125,18 @@ static inline dp_irqflags_t dp_lock(struct dp_lock *l)
 }
 
 /* spin_trylock_irqsave(): interrupts stay as they were when it fails. */
-static inline bool dp_trylock(struct dp_lock *l, dp_irqflags_t *flags)
+static inline bool dp_trylock(struct dp_lock *l, unsigned long *flags)
 {
 	return spin_trylock_irqsave(&l->lock, *flags);
 }
 
-static inline void dp_unlock(struct dp_lock *l, dp_irqflags_t flags)
+static inline void dp_unlock(struct dp_lock *l, unsigned long flags)
 {
 	spin_unlock_irqrestore(&l->lock, flags);
 }
 
-dp_irqflags_t dp_global_lock(void);
-void dp_global_unlock(dp_irqflags_t flags);
+unsigned long dp_global_lock(void);
+void dp_global_unlock(unsigned long flags);
 
 /* ---- RCU ------------------------------------------------------------ */
 
@@ -209,10 +207,10 @@ struct dp_owners {
 	struct dp_owner_cpu __percpu *pcpu;
 };
 
-/* The token: this CPU's dp_owner_cpu (aligned, so even; never 0). */
-typedef uintptr_t dp_owner_t;
-/* What local_lock_irqsave() saved. */
-typedef unsigned long dp_pin_t;
+/*
+ * The token: this CPU's dp_owner_cpu (aligned, so even; never 0).  The pin:
+ * what local_lock_irqsave() saved.
+ */
 
 /*
  * The heap's first member: nothing here.  local_lock_irqsave() takes a
@@ -225,14 +223,15 @@ int dp_owners_init(struct dp_owners *o, void (*exit)(void *heap, void *arg),
 		   void *arg);
 void dp_owners_fini(struct dp_owners *o);
 
-static __always_inline dp_owner_t dp_owner_pin(struct dp_owners *o,
-					       dp_pin_t *pin)
+static __always_inline uintptr_t dp_owner_pin(struct dp_owners *o,
+					      unsigned long *pin)
 {
 	local_lock_irqsave(&o->pcpu->lock, *pin);
-	return (dp_owner_t)this_cpu_ptr(o->pcpu);
+	return (uintptr_t)this_cpu_ptr(o->pcpu);
 }
 
-static __always_inline void dp_owner_unpin(struct dp_owners *o, dp_pin_t pin)
+static __always_inline void dp_owner_unpin(struct dp_owners *o,
+					   unsigned long pin)
 {
 	local_unlock_irqrestore(&o->pcpu->lock, pin);
 }
@@ -259,11 +258,11 @@ static __always_inline void *dp_owner_heap(struct dp_owners *o)
 }
 
 /* Pinned: install this CPU's heap; it never fails here. */
-static __always_inline dp_owner_t dp_owner_set_heap(struct dp_owners *o,
-						    void *heap)
+static __always_inline uintptr_t dp_owner_set_heap(struct dp_owners *o,
+						   void *heap)
 {
 	this_cpu_write(o->pcpu->heap, heap);
-	return (dp_owner_t)this_cpu_ptr(o->pcpu);
+	return (uintptr_t)this_cpu_ptr(o->pcpu);
 }
 
 /* ---- deferred work -------------------------------------------------------- */

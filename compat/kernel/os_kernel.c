@@ -31,7 +31,7 @@
 
 static DEFINE_SPINLOCK(dp_global);
 
-dp_irqflags_t dp_global_lock(void)
+unsigned long dp_global_lock(void)
 {
 	unsigned long flags;
 
@@ -39,7 +39,7 @@ dp_irqflags_t dp_global_lock(void)
 	return flags;
 }
 
-void dp_global_unlock(dp_irqflags_t flags)
+void dp_global_unlock(unsigned long flags)
 {
 	spin_unlock_irqrestore(&dp_global, flags);
 }

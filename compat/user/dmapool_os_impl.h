@@ -75,7 +75,6 @@ static inline bool dp_warn_check(bool c, const char *file, int line,
 struct dp_lock {
 	int locked;
 };
-typedef unsigned long dp_irqflags_t;
 
 void dp_os_lock_slow(struct dp_lock *l);
 
@@ -89,7 +88,7 @@ static inline void dp_lock_fini(struct dp_lock *l)
 	(void)l;
 }
 
-static inline dp_irqflags_t dp_lock(struct dp_lock *l)
+static inline unsigned long dp_lock(struct dp_lock *l)
 {
 	if (DP_UNLIKELY(__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)))
 		dp_os_lock_slow(l);
@@ -97,20 +96,20 @@ static inline dp_irqflags_t dp_lock(struct dp_lock *l)
 }
 
 /* Take the lock if it is free: true when taken. */
-static inline bool dp_trylock(struct dp_lock *l, dp_irqflags_t *f)
+static inline bool dp_trylock(struct dp_lock *l, unsigned long *f)
 {
 	*f = 0;
 	return !__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE);
 }
 
-static inline void dp_unlock(struct dp_lock *l, dp_irqflags_t f)
+static inline void dp_unlock(struct dp_lock *l, unsigned long f)
 {
 	(void)f;
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 }
 
-dp_irqflags_t dp_global_lock(void);
-void dp_global_unlock(dp_irqflags_t f);
+unsigned long dp_global_lock(void);
+void dp_global_unlock(unsigned long f);
 
 size_t dp_os_page_size(void);
 /* mmap'd chunks: a quarter MiB is nothing to ask for. */
@@ -337,9 +336,6 @@ void dp_rcu_gp_wait(unsigned long cookie);
  */
 #define DP_OWNER_FAST	64
 
-typedef uintptr_t dp_owner_t;
-typedef int dp_pin_t;
-
 struct dp_owners {
 	uint32_t slot;			/* 1.. (0: not initialised) */
 	uint32_t fast;			/* slot if < DP_OWNER_FAST, else 0 */
@@ -365,16 +361,16 @@ int dp_owners_init(struct dp_owners *o, void (*exit)(void *heap, void *arg),
 		   void *arg);
 void dp_owners_fini(struct dp_owners *o);
 void *dp_owner_heap_slow(struct dp_owners *o);
-dp_owner_t dp_owner_set_heap(struct dp_owners *o, void *heap);
+uintptr_t dp_owner_set_heap(struct dp_owners *o, void *heap);
 
-static inline dp_owner_t dp_owner_pin(struct dp_owners *o, dp_pin_t *pin)
+static inline uintptr_t dp_owner_pin(struct dp_owners *o, unsigned long *pin)
 {
 	(void)o;
 	*pin = 0;
-	return (dp_owner_t)__builtin_thread_pointer();
+	return (uintptr_t)__builtin_thread_pointer();
 }
 
-static inline void dp_owner_unpin(struct dp_owners *o, dp_pin_t pin)
+static inline void dp_owner_unpin(struct dp_owners *o, unsigned long pin)
 {
 	(void)o;
 	(void)pin;

@@ -47,12 +47,12 @@ void dp_os_lock_slow(struct dp_lock *l)
 
 static struct dp_lock global_lock;
 
-dp_irqflags_t dp_global_lock(void)
+unsigned long dp_global_lock(void)
 {
 	return dp_lock(&global_lock);
 }
 
-void dp_global_unlock(dp_irqflags_t f)
+void dp_global_unlock(unsigned long f)
 {
 	dp_unlock(&global_lock, f);
 }

@@ -186,10 +186,10 @@ static struct owner_thread *this_thread(void)
 	return t;
 }
 
-dp_owner_t dp_owner_set_heap(struct dp_owners *o, void *heap)
+uintptr_t dp_owner_set_heap(struct dp_owners *o, void *heap)
 {
 	struct owner_thread *t;
-	dp_owner_t tok = 0;
+	uintptr_t tok = 0;
 	void **ref;
 
 	pthread_mutex_lock(&owners_mutex);
@@ -214,7 +214,7 @@ dp_owner_t dp_owner_set_heap(struct dp_owners *o, void *heap)
 		ref = slot_ref(t, o->slot);
 	}
 	__atomic_store_n(ref, heap, __ATOMIC_RELAXED);
-	tok = (dp_owner_t)__builtin_thread_pointer();
+	tok = (uintptr_t)__builtin_thread_pointer();
 out:
 	pthread_mutex_unlock(&owners_mutex);
 	return tok;

@@ -103,7 +103,7 @@ static void barrier_all(void)
 static void unlink_reader(void *arg)
 {
 	struct dp_rcu_reader *r = arg;
-	dp_irqflags_t f = dp_lock(&readers_lock);
+	unsigned long f = dp_lock(&readers_lock);
 
 	if (r->linked) {
 		if (r->prev)
@@ -165,7 +165,7 @@ void dp_rcu_unlock_unlinked(struct dp_rcu_reader *r)
 
 void dp_rcu_link(struct dp_rcu_reader *r)
 {
-	dp_irqflags_t f;
+	unsigned long f;
 
 	if (!key_ok || pthread_setspecific(reader_key, r))
 		return;
@@ -186,7 +186,7 @@ static bool old_readers(void)
 						  __ATOMIC_RELAXED);
 	struct dp_rcu_reader *r;
 	bool busy = false;
-	dp_irqflags_t f = dp_lock(&readers_lock);
+	unsigned long f = dp_lock(&readers_lock);
 
 	for (r = readers; r && !busy; r = r->next) {
 		unsigned long c = __atomic_load_n(&r->ctr, __ATOMIC_RELAXED);
