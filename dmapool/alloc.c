@@ -248,15 +248,15 @@ void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
  * alloc_finish() out of line, for the block @pos of @c just allocated by
  * its owner: a whole poison check, or a report.  Six arguments, so that
  * it is reached by a tail call: the state words come from the block's
- * (the owner's until it hands the block out; dp_state_alloc() added one
- * constant to the free one).
+ * (dp_state_alloc() added one constant to the free one; a racing bad free
+ * may have cleared the allocated bit since, and nothing else: set again).
  */
 static DP_NOINLINE DP_COLD void *alloc_checked(struct dmapool *pool,
 					       struct dp_chunk *c, u32 pos,
 					       dmapool_gfp_t gfp,
 					       dmapool_dma_t *dma, u64 *handle)
 {
-	const u32 st = DP_READ_ONCE(c->st[pos]);
+	const u32 st = DP_READ_ONCE(c->st[pos]) | DP_ST_ALLOC;
 
 	return alloc_finish(pool, c, pos, st - (DP_ST_GEN_ONE | DP_ST_ALLOC),
 			    st, gfp, dma, handle);
