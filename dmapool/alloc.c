@@ -275,17 +275,29 @@ static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
 				       dmapool_dma_t *dma, u64 *handle,
 				       unsigned long pin);
 
-/* The stepped staged word ran dry (pinned): the next one, or the slow path. */
-static DP_NOINLINE DP_COLD void *alloc_stepped_restage(struct dmapool *pool,
-						       struct dp_heap *h,
-						       dmapool_gfp_t gfp,
-						       dmapool_dma_t *dma,
-						       u64 *handle, unsigned long pin)
+static DP_NOINLINE void *alloc_random(struct dmapool *pool,
+				      struct dp_heap *h, dmapool_gfp_t gfp,
+				      dmapool_dma_t *dma, u64 *handle,
+				      unsigned long pin);
+
+/*
+ * The staged word of alloc_stepped or alloc_random ran dry, or a random
+ * run ended (pinned): the next word, or the slow path.
+ */
+static DP_NOINLINE DP_COLD void *alloc_restage_staged(struct dmapool *pool,
+						      struct dp_heap *h,
+						      dmapool_gfp_t gfp,
+						      dmapool_dma_t *dma,
+						      u64 *handle,
+						      unsigned long pin)
 {
-	if (!dp_heap_restage_stepped(h)) {
+	if (!(pool->alloc_random ? dp_heap_restage_random(h) :
+				   dp_heap_restage_stepped(h))) {
 		dp_owner_unpin(&pool->owners, pin);
 		return dp_alloc_slow(pool, gfp, dma, handle);
 	}
+	if (pool->alloc_random)
+		return alloc_random(pool, h, gfp, dma, handle, pin);
 	return alloc_stepped(pool, h, gfp, dma, handle, pin);
 }
 
@@ -302,7 +314,7 @@ static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
 
 	/* A tail call: no stack frame here. */
 	if (DP_UNLIKELY(!word))
-		return alloc_stepped_restage(pool, h, gfp, dma, handle, pin);
+		return alloc_restage_staged(pool, h, gfp, dma, handle, pin);
 	*wp = word & (word - 1);
 	pos = h->base + dp_os_ctz64(word);
 	c = h->cur;
@@ -322,6 +334,34 @@ static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
 	return dp_hand_out(pool, c, pos, gfp, dma);
 checked:
 	return alloc_checked(pool, c, pos, gfp, dma, handle);
+}
+
+/*
+ * Randomized placement (pinned): a random free block of the word the heap
+ * drew with its chunk (heap.h, placement.c), drawn again after a run of at
+ * most DP_RANDOM_RUN allocations or when it empties.  The poison checks of
+ * a pool that has them too run in alloc_checked().
+ */
+static DP_NOINLINE void *alloc_random(struct dmapool *pool,
+				      struct dp_heap *h, dmapool_gfp_t gfp,
+				      dmapool_dma_t *dma, u64 *handle,
+				      unsigned long pin)
+{
+	struct dp_chunk *c = h->cur;
+	u32 pos, st;
+
+	/* A tail call: no stack frame here. */
+	if (DP_UNLIKELY(dp_random_run_over(h)))
+		return alloc_restage_staged(pool, h, gfp, dma, handle, pin);
+	/* A chunk this fills stays listed until the next draw (heap.c). */
+	pos = dp_random_staged_take(h);
+	st = dp_state_alloc(c, pos);
+	dp_owner_unpin(&pool->owners, pin);
+	if (pool->steps & (DP_STEP_POISON | DP_STEP_SAMPLED))
+		return alloc_checked(pool, c, pos, gfp, dma, handle);
+	if (handle)
+		*handle = dp_handle_make(c->id, pos, st);
+	return dp_hand_out(pool, c, pos, gfp, dma);
 }
 
 /* No heap yet, or no word to stage (pinned): the slow path. */
@@ -362,8 +402,8 @@ static DP_NOINLINE DP_COLD void *alloc_restage_word(struct dmapool *pool,
 
 /*
  * The fast path found its staged word empty (pinned): no heap yet, a pool
- * with alloc-side steps (whose fast-path word is always empty: this runs on
- * each of its allocations), or the word used up.  Only tests and tail
+ * with alloc-side steps or random placement (whose fast-path word is always
+ * empty: this runs on each of its allocations), or the word used up.  Only tests and tail
  * calls, so the fast path needs no saved registers and a stepped pool's
  * allocation no stack frame on the way.
  */
@@ -376,6 +416,8 @@ static DP_NOINLINE void *alloc_restage(struct dmapool *pool,
 		return alloc_unpin_slow(pool, gfp, dma, handle, pin);
 	if (pool->alloc_stepped)
 		return alloc_stepped(pool, h, gfp, dma, handle, pin);
+	if (pool->alloc_random)
+		return alloc_random(pool, h, gfp, dma, handle, pin);
 	return alloc_restage_word(pool, h, gfp, dma, handle, pin);
 }
 

@@ -210,6 +210,22 @@ bool dp_heap_restage_stepped(struct dp_heap *h)
 	return ok;
 }
 
+/*
+ * Random pools keep their summaries exact (every take is
+ * dp_random_staged_take()) and no full chunk on their list but the drawn
+ * one, which a take may have filled: off the list before a draw walks it.
+ */
+static struct dp_chunk *random_list(struct dp_heap *h)
+{
+	struct dp_chunk *c = h->cur;
+
+	if (c && !c->summary && c->listed == LISTED_AVAIL) {
+		clist_del(avail_of(h), c);
+		c->listed = LISTED_NONE;
+	}
+	return h->avail;
+}
+
 bool dp_heap_take(struct dp_heap *h, struct dp_chunk **cp, u32 *pos)
 {
 	struct dp_chunk *c;
@@ -224,18 +240,49 @@ bool dp_heap_take(struct dp_heap *h, struct dp_chunk **cp, u32 *pos)
 		*cp = h->cur;
 		return true;
 	}
+	if (h->pool->steps & DP_STEP_RANDOM) {
+		if (dp_random_run_over(h) && !dp_heap_restage_random(h))
+			return false;
+		*cp = h->cur;
+		*pos = dp_random_staged_take(h);
+		return true;
+	}
 	c = first_free(h);
 	if (!c)
 		return false;
-	if (h->pool->steps & DP_STEP_RANDOM)
-		c = dp_random_pick(c, &h->rng, pos);
-	else
-		*pos = dp_block_take_first(c);
+	*pos = dp_block_take_first(c);
 	if (!dp_block_any_free(c)) {
 		clist_del(avail_of(h), c);
 		c->listed = LISTED_NONE;
 	}
 	*cp = c;
+	return true;
+}
+
+bool dp_heap_restage_random(struct dp_heap *h)
+{
+	const struct dp_geometry *g = &h->pool->geo;
+	struct dp_chunk *c = random_list(h);
+	u32 w, left, run;
+	u64 z;
+
+	if (!c)
+		return false;
+	/* The chunk from the top 32 bits of one draw, the word from the rest. */
+	z = dp_rand_next(&h->rng);
+	c = dp_random_chunk(c, (u32)(z >> 32));
+	w = dp_bit_from(c->summary, dp_rand_scale((u32)z, g->nwords));
+	left = g->nbits - w * 64;
+	run = (dp_os_popcount64(c->map[w]) + 1) / 2;
+	if (run > DP_RANDOM_RUN)
+		run = DP_RANDOM_RUN;
+	h->cur = c;
+	h->swp = &c->map[w];
+	h->base = w * 64;
+	h->rwidth = left < 64 ? left : 64;
+	/* @run random bytes, and the bit that ends the run above them. */
+	h->rbits = (dp_rand_next(&h->rng) & (((u64)1 << (8 * run)) - 1)) |
+		   (u64)1 << (8 * run);
 	return true;
 }
 

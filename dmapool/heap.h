@@ -67,7 +67,10 @@ struct dp_heap {
 	uintptr_t self;		/* the owner's token */
 	struct dmapool *pool;
 	u32 nchunks;
-	u64 rng;			/* randomized placement */
+	/* Randomized placement (dp_random_staged_take()). */
+	u32 rwidth;
+	u64 rbits;
+	u64 rng;
 	struct dp_quarantine q;
 	struct dp_heap *pnext;		/* every heap of the pool (lock) */
 	struct dp_heap *onext;		/* the pool's orphans (lock) */
@@ -91,6 +94,13 @@ bool dp_heap_restage(struct dp_heap *h);
 bool dp_heap_restage_stepped(struct dp_heap *h);
 /* A free block for the caller; false when the heap has none. */
 bool dp_heap_take(struct dp_heap *h, struct dp_chunk **c, u32 *pos);
+/*
+ * Random pools (alloc_random, and dp_heap_take() for them): draw a chunk
+ * and a word of it with a free block and stage them for a run of random
+ * takes (dp_random_staged_take()); false when the heap has no free block
+ * listed.
+ */
+bool dp_heap_restage_random(struct dp_heap *h);
 /* The staged word when nothing is (the fast path finds it empty). */
 extern u64 dp_zero_word;
 /* What dp_owner_heap_fast() gives a context without a heap (os.h). */
@@ -135,23 +145,98 @@ void dp_heap_set_owner(struct dp_heap *h, uintptr_t self,
  */
 struct dp_chunk *dp_heap_detach_empty(struct dp_heap *h, size_t *keep);
 
-/* placement.c */
+/* ---- randomized placement ----------------------------------------------- */
+
+/*
+ * The heap's generator: splitmix64 (Steele, Lea and Flood, 2014), a 64-bit
+ * counter run through a mixing function: no division, no floating point,
+ * the same in the kernel.  Not a cryptographic generator: a device sees
+ * only the addresses it is given, never the state.
+ */
+static inline u64 dp_rand_next(u64 *state)
+{
+	u64 z = *state += 0x9e3779b97f4a7c15ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* @r (32 random bits) scaled to 0..n-1: a multiply and a shift, no modulo. */
+static inline u32 dp_rand_scale(u32 r, u32 n)
+{
+	return (u32)(((u64)r * n) >> 32);
+}
+
+static inline u32 dp_rand_below(u64 *state, u32 n)
+{
+	return dp_rand_scale((u32)(dp_rand_next(state) >> 32), n);
+}
+
+/*
+ * The first set bit of @x (not 0) at or after bit @r (< 64), wrapping
+ * around: a rotation and a find-first-set.  A set bit is chosen for every
+ * @r in the run of clear bits before it and for its own, so with @r
+ * uniform below @n (and no bit of @x at or above @n) each is chosen with
+ * probability at least 1 / @n.
+ */
+static inline u32 dp_bit_from(u64 x, u32 r)
+{
+	const u64 t = x >> r | x << ((64 - r) & 63);
+
+	return (r + dp_os_ctz64(t)) & 63;
+}
+
+/*
+ * Randomized placement takes from a staged word too (@swp, @cur, @base),
+ * drawn at random with its chunk by dp_heap_restage_random() for a run of
+ * allocations, each a random free block of that word: the first set bit
+ * at or after a uniform position below @rwidth (the positions the word
+ * has), from the next 8 bits of @rbits.  Above the run's bytes @rbits has
+ * one bit set, so it is 1 when the run is over.  The chunk's summary is
+ * kept exact.  (The word has a free block, and the run is not over.)
+ */
+static inline u32 dp_random_staged_take(struct dp_heap *h)
+{
+	u64 word = *h->swp;
+	const u32 b = dp_bit_from(word, ((u32)(h->rbits & 0xff) *
+					  h->rwidth) >> 8);
+
+	h->rbits >>= 8;
+	word &= ~((u64)1 << b);
+	*h->swp = word;
+	if (!word)
+		h->cur->summary &= ~((u64)1 << (h->base / 64));
+	return h->base + b;
+}
+
+/* Is the random pool's run over, or its word empty? */
+static inline bool dp_random_run_over(const struct dp_heap *h)
+{
+	return !*h->swp || h->rbits <= 1;
+}
+
+/*
+ * The longest run of allocations a random pool's heap takes from one drawn
+ * word (bytes of @rbits below its end bit); a run never takes more than
+ * half the free blocks the word had when drawn.
+ */
+#define DP_RANDOM_RUN	7u
+
 #if DP_HAVE_HARDEN
-u64 dp_rand_next(u64 *state);
-u32 dp_rand_below(u64 *state, u32 n);
-/* A random free block of one of the first chunks of @list (not empty). */
-struct dp_chunk *dp_random_pick(struct dp_chunk *list, u64 *rng,
-				u32 *pos);
+/*
+ * placement.c: a random chunk among the first ones of @list (not empty),
+ * from 32 random bits.
+ */
+struct dp_chunk *dp_random_chunk(struct dp_chunk *list, u32 r);
 #else
 /*
  * Without the hardening options placement.c is not built and DP_STEP_RANDOM
- * is 0, so this is never called; were it, the first free block is a valid
- * (if predictable) choice.
+ * is 0, so this is never called; were it, the first chunk is a valid (if
+ * predictable) choice.
  */
-static inline struct dp_chunk *dp_random_pick(struct dp_chunk *list,
-					      u64 *rng, u32 *pos)
+static inline struct dp_chunk *dp_random_chunk(struct dp_chunk *list, u32 r)
 {
-	*pos = dp_block_take_first(list);
 	return list;
 }
 #endif

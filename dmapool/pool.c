@@ -102,6 +102,9 @@ static void dp_pool_paths(struct dmapool *pool, const struct dmapool_opts *o)
 	pool->alloc_stepped = (pool->steps & DP_STEPS_ALLOC_SLOW) &&
 			      !(pool->steps & (DP_STEP_RANDOM |
 					       DP_STEP_SHARED));
+	/* Random placement (with byte checks or not): its own draw. */
+	pool->alloc_random = (pool->steps & DP_STEP_RANDOM) &&
+			     !(pool->steps & DP_STEP_SHARED);
 	pool->fast_free = !(pool->steps & DP_STEPS_FREE_SLOW) &&
 			  pool->index.ops == &dp_hash_ops && pool->geo.fast_n;
 	/* Handles need no index: only the steps and the geometry count. */

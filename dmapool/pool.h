@@ -56,6 +56,8 @@ struct dmapool {
 	bool fast_free;			/* frees may take the fast path */
 	/* allocations take the staged word, then their byte steps (alloc.c) */
 	bool alloc_stepped;
+	/* allocations take a random block of the heap's drawn chunk */
+	bool alloc_random;
 	/* positions a fast handle free may name: 0 when it may not */
 	u32 hnbits;
 	struct dp_geometry geo;

@@ -1125,6 +1125,51 @@ Test(harden, random_placement_hands_out_every_block_once, .timeout = 60)
 	}
 }
 
+/*
+ * Runs (placement.c): a heap takes at most DP_RANDOM_RUN (7) allocations
+ * from one drawn word, and never more than half its free blocks, so 64
+ * allocations from a fresh 4096-block chunk land in many words, and no
+ * word gives more than two runs' worth in a row (two draws can pick the
+ * same word).
+ */
+Test(harden, random_placement_runs_are_short, .timeout = 60)
+{
+	struct dmapool_dev *dev = tl_heap();
+	struct dmapool_opts o;
+	struct dmapool *pool;
+	struct tl_chunk ch[1];
+	uint8_t *v[64];
+	dmapool_dma_t d[64];
+	unsigned int i, row = 1, longest = 1, words = 0;
+	unsigned char seen[64] = { 0 };
+
+	dmapool_opts_init(&o);
+	o.flags = DMAPOOL_OPT_RANDOM;
+	o.seed = 11;
+	pool = dmapool_create_opts("rnd", dev, 1, 1, 0, &o);
+	for (i = 0; i < 64; i++)
+		cr_assert_not_null(v[i] = dmapool_alloc(pool, 0, &d[i]));
+	cr_assert_eq(tl_chunks(pool, ch, 1), 1);
+	for (i = 0; i < 64; i++) {
+		size_t w = (size_t)(v[i] - ch[0].vaddr) / 64;
+
+		cr_assert_lt(w, 64);
+		words += !seen[w]++;
+		if (i && w == (size_t)(v[i - 1] - ch[0].vaddr) / 64)
+			longest = ++row > longest ? row : longest;
+		else
+			row = 1;
+	}
+	cr_assert_leq(longest, 14, "%u allocations in a row from one word",
+		     longest);
+	cr_assert_geq(words, 8, "64 allocations in %u words", words);
+	for (i = 0; i < 64; i++)
+		dmapool_free(pool, v[i], d[i]);
+	cr_assert_eq(tl_cap.n, 0);
+	dmapool_destroy(pool);
+	dmapool_dev_put(dev);
+}
+
 /* ------------------------------------------------------------------ */
 /* Everything at once, from several threads, with no device: no report,  */
 /* no block given twice, every block intact while owned.                 */
