@@ -235,7 +235,7 @@ void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 		}
 	}
 	before = DP_READ_ONCE(c->st[pos]);
-	st = dp_state_alloc(c, pos);
+	st = dp_state_alloc_clear(c, pos, before);
 	dp_ctx_exit(pool, &x);
 	if (release)
 		dp_supply_release(pool, release, !dp_os_gfp_may_block(gfp));
@@ -244,21 +244,29 @@ void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 
 /* ---- the fast path ------------------------------------------------------ */
 
+/* alloc_checked()'s position argument: the block was poisoned whole. */
+#define CHECKED_WHOLE	0x80000000u
+
 /*
  * alloc_finish() out of line, for the block @pos of @c just allocated by
  * its owner: a whole poison check, or a report.  Six arguments, so that
  * it is reached by a tail call: the state words come from the block's
- * (dp_state_alloc() added one constant to the free one; a racing bad free
- * may have cleared the allocated bit since, and nothing else: set again).
+ * (dp_state_alloc_clear() added one constant to the free one and cleared
+ * DP_ST_WHOLE, which @pos carries as CHECKED_WHOLE; a racing bad free may
+ * have cleared the allocated bit since, and nothing else: set again).
  */
 static DP_NOINLINE DP_COLD void *alloc_checked(struct dmapool *pool,
 					       struct dp_chunk *c, u32 pos,
 					       dmapool_gfp_t gfp,
 					       dmapool_dma_t *dma, u64 *handle)
 {
-	const u32 st = DP_READ_ONCE(c->st[pos]) | DP_ST_ALLOC;
+	const u32 whole = pos & CHECKED_WHOLE ? DP_ST_WHOLE : 0;
+	u32 st;
 
-	return alloc_finish(pool, c, pos, st - (DP_ST_GEN_ONE | DP_ST_ALLOC),
+	pos &= ~CHECKED_WHOLE;
+	st = DP_READ_ONCE(c->st[pos]) | DP_ST_ALLOC;
+	return alloc_finish(pool, c, pos,
+			    (st - (DP_ST_GEN_ONE | DP_ST_ALLOC)) | whole,
 			    st, gfp, dma, handle);
 }
 
@@ -311,6 +319,7 @@ static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
 	u64 *wp = h->swp, word = *wp, x, y;
 	u32 pos, before, st;
 	const u8 *b;
+	size_t off;
 
 	/* A tail call: no stack frame here. */
 	if (DP_UNLIKELY(!word))
@@ -319,21 +328,26 @@ static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
 	pos = h->base + dp_os_ctz64(word);
 	c = h->cur;
 	before = DP_READ_ONCE(c->st[pos]);
-	st = dp_state_alloc(c, pos);
+	st = dp_state_alloc_clear(c, pos, before);
 	dp_owner_unpin(&pool->owners, pin);
-	if ((pool->steps & DP_STEP_POISON) || g->size < DP_POISON_HEAD ||
-	    dp_harden_sampled_whole(pool, c, pos, before))
+	/* A poison pool's check, or one of a small block, is whole anyway. */
+	if ((pool->steps & DP_STEP_POISON) || g->size < DP_POISON_HEAD)
 		goto checked;
-	b = (const u8 *)(c->vaddr + dp_geo_offset(g, pos));
+	if (before & DP_ST_WHOLE)
+		goto checked_whole;
+	off = dp_geo_offset(g, pos);
+	b = (const u8 *)(c->vaddr + off);
 	__builtin_memcpy(&x, b, 8);
 	__builtin_memcpy(&y, b + 8, 8);
 	if (DP_UNLIKELY((x ^ DP_POISON_WORD) | (y ^ DP_POISON_WORD)))
 		goto checked;
 	if (handle)
 		*handle = dp_handle_make(c->id, pos, st);
-	return dp_hand_out(pool, c, pos, gfp, dma);
+	return dp_hand_out_at(pool, c, off, gfp, dma);
 checked:
 	return alloc_checked(pool, c, pos, gfp, dma, handle);
+checked_whole:
+	return alloc_checked(pool, c, pos | CHECKED_WHOLE, gfp, dma, handle);
 }
 
 /*
@@ -348,17 +362,20 @@ static DP_NOINLINE void *alloc_random(struct dmapool *pool,
 				      unsigned long pin)
 {
 	struct dp_chunk *c = h->cur;
-	u32 pos, st;
+	u32 pos, before, st;
 
 	/* A tail call: no stack frame here. */
 	if (DP_UNLIKELY(dp_random_run_over(h)))
 		return alloc_restage_staged(pool, h, gfp, dma, handle, pin);
 	/* A chunk this fills stays listed until the next draw (heap.c). */
 	pos = dp_random_staged_take(h);
-	st = dp_state_alloc(c, pos);
+	before = DP_READ_ONCE(c->st[pos]);
+	st = dp_state_alloc_clear(c, pos, before);
 	dp_owner_unpin(&pool->owners, pin);
 	if (pool->steps & (DP_STEP_POISON | DP_STEP_SAMPLED))
-		return alloc_checked(pool, c, pos, gfp, dma, handle);
+		return alloc_checked(pool, c, pos | (before & DP_ST_WHOLE ?
+						     CHECKED_WHOLE : 0),
+				     gfp, dma, handle);
 	if (handle)
 		*handle = dp_handle_make(c->id, pos, st);
 	return dp_hand_out(pool, c, pos, gfp, dma);

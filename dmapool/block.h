@@ -9,7 +9,8 @@
  *    by the owner".  Only the owning context reads or writes it, so alloc
  *    and the owner's free change it with plain instructions;
  *
- *  - the state word (chunk->st[pos], 32 bits): bit 0 "allocated", bits
+ *  - the state word (chunk->st[pos], 32 bits): bit 0 "allocated", bit 1
+ *    "poisoned whole at its last free" (sampled poison, harden.h), bits
  *    4..31 a generation that every allocation advances.  An allocation sets
  *    it with a plain store (the block is in the owner's free map: no one
  *    else may change its word); every way out of "allocated" is one atomic
@@ -30,6 +31,7 @@
 #include "chunk.h"
 
 #define DP_ST_ALLOC	1u
+#define DP_ST_WHOLE	2u
 #define DP_ST_GEN_SHIFT	4
 #define DP_ST_GEN_ONE	((u32)1 << DP_ST_GEN_SHIFT)
 #define DP_GEN_BITS	28
@@ -145,6 +147,29 @@ static __always_inline u32 dp_state_alloc(struct dp_chunk *c, u32 pos)
 
 	DP_WRITE_ONCE(c->st[pos], s);
 	return s;
+}
+
+/*
+ * The same in a pool whose frees may set DP_ST_WHOLE (@before: the state
+ * word while free), which the allocated state never has.
+ */
+static __always_inline u32 dp_state_alloc_clear(struct dp_chunk *c, u32 pos,
+						u32 before)
+{
+	u32 s = (before & ~DP_ST_WHOLE) + (DP_ST_GEN_ONE | DP_ST_ALLOC);
+
+	DP_WRITE_ONCE(c->st[pos], s);
+	return s;
+}
+
+/*
+ * A freer that claimed @pos and poisoned it whole (sampled poison) says so
+ * to the next allocation.  Only failing claims (atomic, on bit 0, which is
+ * clear) can touch the word meanwhile, and they leave it as it is.
+ */
+static inline void dp_state_mark_whole(struct dp_chunk *c, u32 pos)
+{
+	DP_WRITE_ONCE(c->st[pos], DP_READ_ONCE(c->st[pos]) | DP_ST_WHOLE);
 }
 
 /* Claim @pos for a free by address: true when it was allocated. */

@@ -27,12 +27,11 @@ void dp_ctx_exit(struct dmapool *pool, struct dp_ctx *x);
 void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 		    dmapool_dma_t *dma, u64 *handle);
 
-/* The vaddr and dma of a block just taken. */
-static inline void *dp_hand_out(const struct dmapool *pool,
-				const struct dp_chunk *c, u32 pos,
-				dmapool_gfp_t gfp, dmapool_dma_t *dma)
+/* The vaddr and dma of a block just taken, at @off in @c. */
+static inline void *dp_hand_out_at(const struct dmapool *pool,
+				   const struct dp_chunk *c, size_t off,
+				   dmapool_gfp_t gfp, dmapool_dma_t *dma)
 {
-	const size_t off = dp_geo_offset(&pool->geo, pos);
 	void *vaddr = (void *)(c->vaddr + off);
 
 	if (dma)
@@ -40,6 +39,15 @@ static inline void *dp_hand_out(const struct dmapool *pool,
 	if (DP_UNLIKELY(gfp & DMAPOOL_GFP_ZERO))
 		return dp_zero_block(vaddr, pool->geo.size);
 	return vaddr;
+}
+
+/* The same for the block at position @pos. */
+static inline void *dp_hand_out(const struct dmapool *pool,
+				const struct dp_chunk *c, u32 pos,
+				dmapool_gfp_t gfp, dmapool_dma_t *dma)
+{
+	return dp_hand_out_at(pool, c, dp_geo_offset(&pool->geo, pos), gfp,
+			      dma);
 }
 
 /* free.c: a free by address that is not the fast path (@zero: free_zero). */

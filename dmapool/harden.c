@@ -246,9 +246,9 @@ bool dp_harden_free_bytes(struct dmapool *pool, struct dp_chunk *c,
 	if (steps & DP_STEP_SAMPLED) {
 		if (dp_harden_sampled_whole(pool, c, pos, st) ||
 		    head_bytes(g) != DP_POISON_HEAD) {
-			dp_os_memset(b, DP_POISON_BYTE,
-				     dp_harden_sampled_whole(pool, c, pos, st) ?
-				     g->size : head_bytes(g));
+			/* Whole: sampled, or smaller than the head. */
+			dp_os_memset(b, DP_POISON_BYTE, g->size);
+			dp_state_mark_whole(c, pos);
 		} else {
 			const u64 w = POISON_WORD;
 
@@ -268,8 +268,7 @@ bool dp_harden_alloc_check(struct dmapool *pool, struct dp_chunk *c,
 	const u8 *b = (const u8 *)(c->vaddr + off);
 	size_t n = g->size, first;
 
-	if ((pool->steps & DP_STEP_SAMPLED) &&
-	    !dp_harden_sampled_whole(pool, c, pos, st)) {
+	if ((pool->steps & DP_STEP_SAMPLED) && !(st & DP_ST_WHOLE)) {
 		n = head_bytes(g);
 		if (DP_LIKELY(n == DP_POISON_HEAD)) {
 			u64 x, y;

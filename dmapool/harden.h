@@ -96,11 +96,12 @@ void *dp_zero_block(void *vaddr, size_t size);
 void dp_fill_block(void *vaddr, int byte, size_t size);
 
 /*
- * Sampled poison: is this block whole-poisoned between a free and the next
- * allocation?  @st is its state word while free (generation, not
- * allocated), the same at both ends.  A keyed mix (two multiply-xorshift
- * rounds): the top 32 bits are below 2^32 / N for one block in N,
- * unpredictable without the seed.
+ * Sampled poison: is this block to be poisoned whole at this free?  @st is
+ * its state word while free (generation, not allocated).  A keyed mix (two
+ * multiply-xorshift rounds): the top 32 bits are below 2^32 / N for one
+ * block in N, unpredictable without the seed.  The freer records a yes in
+ * the state word (DP_ST_WHOLE), so the next allocation checks the block
+ * whole without deciding again.
  */
 static inline bool dp_harden_sampled_whole(const struct dmapool *pool,
 					   const struct dp_chunk *c,
@@ -174,6 +175,7 @@ static inline bool dp_harden_free_quick(struct dmapool *pool,
 		} else {
 			/* Whole: sampled, or smaller than the head. */
 			dp_fill_block(b, DP_POISON_BYTE, g->size);
+			dp_state_mark_whole(c, pos);
 		}
 	}
 	return true;
