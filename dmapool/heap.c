@@ -8,14 +8,16 @@
  * sets the block's bit in the chunk's remote words and makes sure the chunk
  * is on the owning heap's remote stack:
  *
- *   freer:  h = c->heap; fetch_or(words[w], bit); if (!xchg(queued, 1))
- *           push c onto h->remote
+ *   freer:  h = c->heap; fetch_or(words[w], bit); if (!queued &&
+ *           !xchg(queued, 1)) push c onto h->remote
  *   owner:  list = xchg(h->remote, NULL); for each c: xchg(queued, 0), then
- *           xchg(words[w], 0) for each word, into the free map
+ *           xchg(words[w], 0) for each word with a bit, into the free map
  *
- * queued is cleared before the words are read, both with full barriers, so
+ * queued is cleared before the words are read, and set before it is read,
+ * all fully ordered (the reads after a full barrier: DP_READ_ORDERED), so
  * a bit set after the owner read its word finds queued clear and queues the
- * chunk again: no bit is left behind.  The stack is only pushed (a CAS on
+ * chunk again: no bit is left behind, and a batch of frees into one chunk
+ * writes queued once.  The stack is only pushed (a CAS on
  * its head) and emptied whole (an exchange), so it has no ABA problem.  A
  * live chunk never changes heaps (a thread's heap is adopted whole when the
  * thread exits), so c->heap is stable while a block is claimed.  A freer
@@ -433,7 +435,14 @@ static void queue_on(struct dp_heap *h, struct dp_chunk *c)
 {
 	void *old;
 
-	if (DP_XCHG(&c->rem->queued, 1))
+	/*
+	 * Queued already (the usual case of a batch): nothing to write.  Our
+	 * fetch_or comes before this read, and the owner's exchange of
+	 * queued before its read of the words, all fully ordered: if this
+	 * read still sees queued set, the owner's read of the word comes
+	 * after our bit.
+	 */
+	if (DP_READ_ORDERED(c->rem->queued) || DP_XCHG(&c->rem->queued, 1))
 		return;
 	for (;;) {
 		old = DP_READ_ONCE(h->remote);
@@ -468,7 +477,7 @@ static void collect(struct dp_heap *h, struct dp_chunk **release)
 		for (w = 0; w < nwords; w++) {
 			u64 bits;
 
-			if (!DP_READ_ONCE(c->rem->words[w]))
+			if (!DP_READ_ORDERED(c->rem->words[w]))
 				continue;
 			bits = DP_XCHG(&c->rem->words[w], 0);
 			if (h->pool->steps & DP_STEP_QUARANTINE) {

@@ -390,6 +390,8 @@ static inline void dp_os_violation_abort(const struct dmapool_report *r)
 
 #define DP_READ_ONCE(x)		READ_ONCE(x)
 #define DP_WRITE_ONCE(x, v)	WRITE_ONCE(x, v)
+/* Value-returning atomics are fully ordered (atomic_t.txt): a plain load. */
+#define DP_READ_ORDERED(x)	READ_ONCE(x)
 
 /*
  * The bitops work on unsigned long: on 64-bit that is the core's word; on a

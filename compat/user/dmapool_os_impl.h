@@ -171,6 +171,11 @@ static inline unsigned int dp_os_fls64(uint64_t x)
 /* Atomics: the GCC builtins, which TSan understands. */
 #define DP_READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define DP_WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+/*
+ * After a sequentially consistent operation: sequentially consistent too,
+ * which C11 needs to keep it after (x86: a plain load all the same).
+ */
+#define DP_READ_ORDERED(x)	__atomic_load_n(&(x), __ATOMIC_SEQ_CST)
 
 static inline bool dp_os_test_and_set_bit64(uint32_t nr, uint64_t *w)
 {
