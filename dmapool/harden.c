@@ -12,8 +12,10 @@
  *   where an embedded free list keeps its links, and one block in
  *   opts.poison_sample gets it whole; the next allocation checks what was
  *   written.  Which blocks are whole is a keyed hash of the block and its
- *   generation: the free and the next allocation agree on it without
- *   storing anything, and a device cannot tell which blocks are watched.
+ *   generation, decided at the free (a device cannot tell in advance which
+ *   blocks will be watched) and kept in the block's state word
+ *   (DP_ST_WHOLE, host memory), so the next allocation checks it without
+ *   deciding again.
  *   It catches every device write into the head of a free block (a forged
  *   free-list link) and, over many reuses, a 1-in-N share of writes
  *   anywhere else; it misses a write beyond the head of an unsampled block
