@@ -458,8 +458,8 @@ static double run_threads(struct ctx *x, const struct subject *s, void *arg)
 		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 		t[i] = (struct thr){
-			.mode = s->kind == K_CTRL ? TM_COMPUTE :
-				tc == TC_PC ? (i ? TM_CONSUME : TM_PRODUCE) :
+			.mode = tc == TC_PC ? (i ? TM_CONSUME : TM_PRODUCE) :
+				s->kind == K_CTRL ? TM_COMPUTE :
 				tc >= TC_BULK1 ? TM_BULK : TM_ROUNDS,
 			.sp = &sp, .sl = b->sl + i * n, .v = b->v + i * n,
 			.d = b->d + i * n, .ring = b->ring, .n = n,
@@ -497,11 +497,14 @@ static double run_threads(struct ctx *x, const struct subject *s, void *arg)
 	       ((double)n * x->cfg->thr_rounds * (tc == TC_PC ? 1 : nthr));
 }
 
-/* What @s can run: the control no pool work, only dmapool bulk calls. */
+/*
+ * What @s can run: the control no pool work (the compute loop on 1, 2 and
+ * 4 threads, the ring alone as producer/consumer), only dmapool bulk calls.
+ */
 static bool runs_column(const struct subject *s, unsigned int tc)
 {
 	if (s->kind == K_CTRL)
-		return tc == TC_1 || tc == TC_2 || tc == TC_4;
+		return tc == TC_1 || tc == TC_2 || tc == TC_4 || tc == TC_PC;
 	return tc < TC_BULK1 || s->kind == K_DP;
 }
 
@@ -607,6 +610,9 @@ static void scaling_table(const struct table *thr, struct table *t)
 			struct cell *c = &t->c[row][k];
 
 			c->n = a->n < b->n ? a->n : b->n;
+			/* The control's prod/cons is the ring alone: no factor. */
+			if (thr->row[r]->kind == K_CTRL && cols[k].many == TC_PC)
+				c->n = 0;
 			for (i = 0; i < c->n; i++) {
 				c->run[i] = a->run[i] / b->run[i];
 				c->base[i] = cols[k].vs_machine ?

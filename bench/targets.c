@@ -425,9 +425,25 @@ static void threads_targets(struct report *rp, const struct run_tabs *rt)
 	if (!c) {
 		na(&j, "not measured in this run");
 	} else {
+		const struct table *th = tab(rt, "threads");
+		const struct cell *one = th ? table_cell(th, DEFAULT_SUBJECT,
+							 "1 thread") : NULL;
+		const struct cell *ring = th ? table_cell(th, compute_loop.name,
+							  "prod/cons") : NULL;
+
 		j.value = c->value;
-		snprintf(j.measured, sizeof(j.measured), "%.2fx (%.2f-%.2f)",
-			 c->value, c->min, c->max);
+		/*
+		 * The ring alone (no pool) bounds any pool's pair here: one
+		 * thread's ns per pair over the ring's ns per block.
+		 */
+		if (one && ring && ring->n && isfinite(ring->value))
+			snprintf(j.measured, sizeof(j.measured),
+				 "%.2fx (%.2f-%.2f); the ring alone %.1f ns: at most %.2fx",
+				 c->value, c->min, c->max, ring->value,
+				 one->value / ring->value);
+		else
+			snprintf(j.measured, sizeof(j.measured),
+				 "%.2fx (%.2f-%.2f)", c->value, c->min, c->max);
 		j.v = judge(c->value, j.limit, false);
 	}
 	emit(rp, &j);

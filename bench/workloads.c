@@ -63,6 +63,24 @@ static ALWAYS_INLINE void xa_f(void *p, struct slot *s)
 	bl_xa_free(p, s->vaddr, s->dma);
 }
 
+/*
+ * The control's producer/consumer: the ring alone, no pool.  The producer
+ * writes a slot as an allocation would, the consumer reads it as a free
+ * would: what the handoff itself costs on this machine.
+ */
+static ALWAYS_INLINE bool nul_a(void *p, struct slot *s)
+{
+	s->vaddr = s;
+	s->dma = (dmapool_dma_t)(uintptr_t)p;
+	return true;
+}
+
+static ALWAYS_INLINE void nul_f(void *p, struct slot *s)
+{
+	(void)p;
+	__asm__ volatile("" : : "r"(s->vaddr), "r"(s->dma));
+}
+
 static ALWAYS_INLINE bool dp_a(void *p, struct slot *s)
 {
 	s->vaddr = dmapool_alloc(p, 0, &s->dma);
@@ -267,6 +285,7 @@ INSTANTIATE(pl)
 INSTANTIATE(xa)
 INSTANTIATE(dp)
 INSTANTIATE(dph)
+INSTANTIATE(nul)
 
 struct kind_impl {
 	int (*rounds)(void *p, struct slot *sl, size_t n, unsigned int rounds,
@@ -292,6 +311,8 @@ static bool dp_a_ool(void *p, struct slot *s) { return dp_a(p, s); }
 static void dp_f_ool(void *p, struct slot *s) { dp_f(p, s); }
 static bool dph_a_ool(void *p, struct slot *s) { return dph_a(p, s); }
 static void dph_f_ool(void *p, struct slot *s) { dph_f(p, s); }
+static bool nul_a_ool(void *p, struct slot *s) { return nul_a(p, s); }
+static void nul_f_ool(void *p, struct slot *s) { nul_f(p, s); }
 
 static const struct kind_impl impls[K_KINDS] = {
 	[K_L612] = { bench_rounds_l612, churn_l612, produce_l612, consume_l612,
@@ -306,6 +327,9 @@ static const struct kind_impl impls[K_KINDS] = {
 		    dp_a_ool, dp_f_ool },
 	[K_DPH] = { bench_rounds_dph, churn_dph, produce_dph, consume_dph,
 		    dph_a_ool, dph_f_ool },
+	/* The threads workload's control: only its producer/consumer. */
+	[K_CTRL] = { bench_rounds_nul, churn_nul, produce_nul, consume_nul,
+		     nul_a_ool, nul_f_ool },
 };
 
 int wl_rounds(struct spool *sp, struct slot *sl, size_t n, unsigned int rounds,
