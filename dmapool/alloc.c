@@ -420,9 +420,9 @@ static DP_NOINLINE DP_COLD void *alloc_restage_word(struct dmapool *pool,
 /*
  * The fast path found its staged word empty (pinned): no heap yet, a pool
  * with alloc-side steps or random placement (whose fast-path word is always
- * empty: this runs on each of its allocations), or the word used up.  Only tests and tail
- * calls, so the fast path needs no saved registers and a stepped pool's
- * allocation no stack frame on the way.
+ * empty: this runs on each of its allocations), or the word used up.  Only
+ * tests and tail calls, so the fast path needs no saved registers and a
+ * stepped pool's allocation no stack frame on the way.
  */
 static DP_NOINLINE void *alloc_restage(struct dmapool *pool,
 				       struct dp_heap *h, dmapool_gfp_t gfp,
