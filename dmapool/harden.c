@@ -204,6 +204,15 @@ void dp_harden_chunk_init(struct dmapool *pool, struct dp_chunk *c)
 
 	if (pool->steps & (DP_STEP_POISON | DP_STEP_SAMPLED))
 		dp_os_memset(base, DP_POISON_BYTE, g->chunk_size);
+	/*
+	 * Every block of a new chunk is poisoned whole: its first allocation
+	 * checks it whole (DP_ST_WHOLE), as it would after a sampled free.
+	 * (The chunk is in the index already: only failing claims, atomic on
+	 * bit 0, can touch its state words, and they leave them as they are.)
+	 */
+	if (pool->steps & DP_STEP_SAMPLED)
+		for (pos = 0; pos < g->nbits; pos++)
+			dp_state_mark_whole(c, pos);
 	if (!(pool->steps & DP_STEP_REDZONE))
 		return;
 	for (pos = 0; pos < g->nbits; pos++)
