@@ -168,11 +168,6 @@ static inline u32 dp_rand_scale(u32 r, u32 n)
 	return (u32)(((u64)r * n) >> 32);
 }
 
-static inline u32 dp_rand_below(u64 *state, u32 n)
-{
-	return dp_rand_scale((u32)(dp_rand_next(state) >> 32), n);
-}
-
 /*
  * The first set bit of @x (not 0) at or after bit @r (< 64), wrapping
  * around: a rotation and a find-first-set.  A set bit is chosen for every
