@@ -60,16 +60,25 @@ struct dp_chunk {
 	struct dp_heap *heap;		/* the owning heap */
 	u32 id;				/* slot, named by handles */
 	u8 live;			/* describes DMA memory now */
-	u8 gap[64 + 3];			/* (records are not line aligned) */
-	/* The owner's. */
-	u64 summary;			/* bit w: map[w] has a free block */
-	struct dp_chunk *next, *prev;	/* the heap's avail or empty list */
+	/*
+	 * Written rarely (a chunk joins or leaves a heap or the pool's lists),
+	 * so they may share the line of the fields above: they fill most of
+	 * the cache line that keeps the owner's hot words below away from
+	 * them.
+	 */
 	struct dp_chunk *hnext, *hprev;	/* every chunk of the heap */
 	/* The pool's. */
 	struct dp_chunk *pnext;		/* retired, spare or pending list */
 	unsigned long cookie;		/* grace period after retirement */
+	u8 gap[64 - 4 * sizeof(void *)];	/* summary >= 64 bytes past live */
+	/*
+	 * The owner's, written on allocations and frees: one line with the
+	 * start of the free map, so a free that refills a full chunk touches
+	 * the line of its state word and, mostly, one more.
+	 */
+	u64 summary;			/* bit w: map[w] has a free block */
+	struct dp_chunk *next, *prev;	/* the heap's avail or empty list */
 	u8 listed;			/* on the heap's avail (1) or empty (2) */
-	u16 spare;
 	/* free and allocatable: nwords words, then st[] and *rem */
 	u64 map[];
 };
