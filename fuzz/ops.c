@@ -96,8 +96,13 @@ static const char *const op_names[OP_COUNT] = {
 #define MAX_POOLS	4
 #define MAX_LIVE	2048
 #define RING		64
-#define MAX_CAPTURE	320	/* a bulk call reports per block */
 #define MAX_BULK	(255 + 1)	/* a free_n's blocks and a bad one */
+/*
+ * Reports one step may capture: a bulk call or an alloc_n reports up to
+ * twice per block (a poisoned block the device wrote into and its redzone
+ * it overran are two reports), plus a margin.
+ */
+#define MAX_CAPTURE	(2 * MAX_BULK + 64)
 #define MAX_DEV_EXPECT	MAX_BULK
 #define MAX_SERIAL	16384
 #define SMASH_BUDGET	(256u << 10)	/* bytes a smash writes */
