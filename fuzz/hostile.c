@@ -28,6 +28,7 @@
 #define DEF_SOURCES	16
 #define DEF_RECENT	64
 #define DEF_SMASH	(256u << 10)
+#define DEF_SMASH_TOTAL	(16ull << 20)
 
 /* A range of device-reachable memory with its bus address. */
 struct span {
@@ -63,6 +64,7 @@ struct dmapool_fuzz_dev {
 	unsigned int ring_head, ring_len;
 	unsigned char act[DMAPOOL_FUZZ_ACTIONS];	/* enabled, in order */
 	unsigned int nact;
+	uint64_t smash_left;		/* of cfg.smash_total, this input */
 	struct dmapool_fuzz_stats st;
 };
 
@@ -122,6 +124,7 @@ dmapool_fuzz_dev_new(const struct dmapool_fuzz_cfg *cfg)
 	DEF(max_sources, DEF_SOURCES);
 	DEF(recent, DEF_RECENT);
 	DEF(smash_budget, DEF_SMASH);
+	DEF(smash_total, DEF_SMASH_TOTAL);
 #undef DEF
 	d->src = calloc(d->cfg.max_sources, sizeof(*d->src));
 	d->view = calloc(d->cfg.max_chunks, sizeof(*d->view));
@@ -142,6 +145,7 @@ dmapool_fuzz_dev_new(const struct dmapool_fuzz_cfg *cfg)
 	}
 	t = getenv("DMAPOOL_FUZZ_OFF");
 	d->on = !(t && *t && strcmp(t, "0"));
+	d->smash_left = d->cfg.smash_total;
 	return d;
 }
 
@@ -165,6 +169,7 @@ void dmapool_fuzz_dev_reset(struct dmapool_fuzz_dev *d)
 	d->nblk = 0;
 	d->nreg = 0;
 	d->ring_head = d->ring_len = 0;
+	d->smash_left = d->cfg.smash_total;
 	memset(&d->st, 0, sizeof(d->st));
 }
 
@@ -592,9 +597,11 @@ static void do_smash(struct dmapool_fuzz_dev *d, struct dmapool_fuzz_in *in)
 	unsigned int i;
 	uint8_t *p;
 
+	if (budget > d->smash_left)
+		budget = (size_t)d->smash_left;
 	refresh(d);
 	trace(d, "smash %s", (mode & 1) ? "everything" : "free memory");
-	if (!d->on) {
+	if (!d->on || !budget) {
 		d->st.skipped++;
 		return;
 	}
@@ -602,6 +609,7 @@ static void do_smash(struct dmapool_fuzz_dev *d, struct dmapool_fuzz_in *in)
 		len = d->view[i].len < budget ? d->view[i].len : budget;
 		p = d->view[i].va;
 		budget -= len;
+		d->smash_left -= len;
 		if (!(mode & 1)) {
 			smash_gaps(d, p, p + len, &x);
 			continue;

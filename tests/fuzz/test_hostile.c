@@ -241,6 +241,65 @@ Test(hostile_dev, smash_spares_held_memory)
 	dmapool_fuzz_dev_free(dev);
 }
 
+static size_t smashed;
+
+static bool count_bytes(void *ctx, void *addr, size_t len)
+{
+	(void)addr;
+	cr_assert_eq(ctx, &smashed);
+	smashed += len;
+	return true;
+}
+
+/*
+ * SMASH writes at most cfg.smash_budget bytes, and all SMASHes of one input
+ * at most cfg.smash_total: one past it is skipped and reads its bytes the
+ * same; a reset starts the next input with the whole total again.
+ */
+Test(hostile_dev, smash_total_bounds_an_input)
+{
+	struct dmapool_fuzz_cfg cfg;
+	struct dmapool_fuzz_dev *dev;
+	struct dmapool_fuzz_stats st;
+	struct dmapool_dev *mem;
+	struct dmapool *pool = pool_new(&mem, NULL);
+	dmapool_dma_t d;
+	void *b = dmapool_alloc(pool, 0, &d);
+	struct chunks c = chunks_of(pool);
+
+	cr_assert(b);
+	cr_assert_gt(c.len[0], 1000, "the chunk is smaller than the test");
+	dmapool_fuzz_cfg_init(&cfg);
+	cfg.smash_budget = 256;
+	cfg.smash_total = 600;
+	cfg.before_write = count_bytes;
+	cfg.ctx = &smashed;
+	dev = dmapool_fuzz_dev_new(&cfg);
+	cr_assert(dev);
+	dmapool_fuzz_dev_add_pool(dev, pool);
+	cr_assert_eq(RUN(dev, DMAPOOL_FUZZ_SMASH, 1, 7), 0);
+	cr_assert_eq(smashed, 256);
+	RUN(dev, DMAPOOL_FUZZ_SMASH, 1, 8);
+	cr_assert_eq(smashed, 512);
+	RUN(dev, DMAPOOL_FUZZ_SMASH, 1, 9);
+	cr_assert_eq(smashed, 600, "the last one takes what is left");
+	cr_assert_eq(RUN(dev, DMAPOOL_FUZZ_SMASH, 1, 10, 0x55), 1,
+		     "a skipped smash reads its two bytes");
+	cr_assert_eq(smashed, 600);
+	dmapool_fuzz_dev_stats(dev, &st);
+	cr_assert_eq(st.skipped, 1);
+	/* The next input. */
+	dmapool_fuzz_dev_reset(dev);
+	dmapool_fuzz_dev_add_pool(dev, pool);
+	RUN(dev, DMAPOOL_FUZZ_SMASH, 1, 11);
+	cr_assert_eq(smashed, 856);
+	dmapool_fuzz_dev_remove(dev, pool);
+	dmapool_fuzz_dev_free(dev);
+	/* The device wrote into the block: the pool need not know. */
+	dmapool_free(pool, b, d);
+	pool_put(pool, mem);
+}
+
 /* POKE: into a freed block while its chunk is there, never after. */
 Test(hostile_dev, poke_only_while_the_chunk_is_held)
 {

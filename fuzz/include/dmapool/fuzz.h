@@ -133,7 +133,8 @@ enum dmapool_fuzz_action {
 				 * 64-bit word at off (moved back to fit) */
 	DMAPOOL_FUZZ_SMASH,	/* mode u8 (bit 0: all memory, else free memory
 				 * only), seed u8: pseudo-random bytes, at most
-				 * cfg.smash_budget of them */
+				 * cfg.smash_budget of them, and no more than
+				 * cfg.smash_total in one input */
 	DMAPOOL_FUZZ_POKE,	/* recent u8, off u8, len u8 (mod 17), len
 				 * bytes: into the recent-th most recently
 				 * freed block, where an embedded free list
@@ -205,7 +206,14 @@ struct dmapool_fuzz_cfg {
 	bool trace;			/* print every action on stderr; the
 					 * default is DMAPOOL_FUZZ_TRACE=1 in
 					 * the environment */
-	uint64_t reserved[4];		/* must be zero */
+	/*
+	 * Bytes all SMASHes of one input (from one dmapool_fuzz_dev_reset()
+	 * to the next) may write; 0 = 16 MiB.  A SMASH past it is skipped
+	 * (counted in skipped, its bytes read the same), so no input spends
+	 * its time generating noise: a SMASH writes byte by byte.
+	 */
+	uint64_t smash_total;
+	uint64_t reserved[3];		/* must be zero */
 };
 
 /* Fill @cfg with the defaults. */
