@@ -12,12 +12,15 @@
  *  - the state word (chunk->st[pos], 32 bits): bit 0 "allocated", bit 1
  *    "poisoned whole at its last free" (sampled poison, harden.h), bits
  *    4..31 a generation that every allocation advances.  An allocation sets
- *    it with a plain store (the block is in the owner's free map: no one
- *    else may change its word); every way out of "allocated" is one atomic
- *    read-modify-write of it: test-and-clear for a free by address, compare
- *    -and-exchange with the handle's generation for a free by handle.  So of
- *    two frees of one block racing on two CPUs exactly one wins, and a free
- *    by a stale handle can never take a later allocation of the block.
+ *    it with a release store (the block is in the owner's free map: no one
+ *    else may change its word; release, so that a context that reads the
+ *    allocated word also reads the record's fields as the chunk has them);
+ *    every way out of "allocated" is one atomic read-modify-write of it:
+ *    test-and-clear for the owner's free by address, compare-and-exchange
+ *    with the word it read for another context's, and with the handle's
+ *    generation for a free by handle.  So of two frees of one block racing
+ *    on two CPUs exactly one wins, and a free by a stale handle can never
+ *    take a later allocation of the block.
  *
  * A block freed by another context than the owner is claimed in its state
  * word, then its bit is set in the chunk's remote words (chunk.h) and the
@@ -145,7 +148,7 @@ static __always_inline u32 dp_state_alloc(struct dp_chunk *c, u32 pos)
 {
 	u32 s = DP_READ_ONCE(c->st[pos]) + (DP_ST_GEN_ONE | DP_ST_ALLOC);
 
-	DP_WRITE_ONCE(c->st[pos], s);
+	DP_STORE_RELEASE(c->st[pos], s);
 	return s;
 }
 
@@ -158,7 +161,7 @@ static __always_inline u32 dp_state_alloc_clear(struct dp_chunk *c, u32 pos,
 {
 	u32 s = (before & ~DP_ST_WHOLE) + (DP_ST_GEN_ONE | DP_ST_ALLOC);
 
-	DP_WRITE_ONCE(c->st[pos], s);
+	DP_STORE_RELEASE(c->st[pos], s);
 	return s;
 }
 
@@ -176,6 +179,19 @@ static inline void dp_state_mark_whole(struct dp_chunk *c, u32 pos)
 static inline bool dp_state_claim(struct dp_chunk *c, size_t pos)
 {
 	return dp_os_test_and_clear_bit32(0, &c->st[pos]);
+}
+
+/*
+ * Claim @pos for another context's free by address: true when its word
+ * was still @seen (allocated, read with DP_LOAD_ACQUIRE before the checks
+ * of the record's fields).  The generation makes it exact: the block was
+ * allocated from that read to the claim, so its chunk was not released in
+ * between (the index's records are type-stable, chunk.h).
+ */
+static inline bool dp_state_claim_seen(struct dp_chunk *c, size_t pos,
+				       u32 seen)
+{
+	return dp_os_cmpxchg32(&c->st[pos], seen, seen & ~DP_ST_ALLOC);
 }
 
 /*

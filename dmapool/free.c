@@ -10,8 +10,9 @@
  * frees one wins) and puts the block back into its chunk's free map.  It
  * touches no lock and no line another context writes.
  *
- * Everything else is one slow path: locate (index lookup under RCU),
- * validate (the same checks), claim, then the steps the pool's options
+ * Everything else is one slow path: locate (index lookup under RCU, but
+ * for another context's block in a hash pool: free_remote()), validate
+ * (the same checks), claim, then the steps the pool's options
  * switch on, in order: byte work (redzone check, zero, poison or sampled
  * poison, scrub), then dispose, by who owns the chunk: the caller's own
  * heap (quarantine or reuse; an emptied chunk released under automatic
@@ -154,19 +155,16 @@ quarantine_swap(struct dmapool *pool, struct dp_heap *h, struct dp_chunk **c,
 	const u32 now = DP_READ_ONCE(pool->qepoch);
 	struct dp_qent *e = &q->ring[q->head];
 	struct dp_chunk *oc;
+	u32 op;
 
 	if (q->count != q->max || (int32_t)(e->epoch - now) < 0)
 		return false;
 	oc = e->c;
 	e->c = *c;
 	*c = oc;
-	oc = NULL;
-	{
-		const u32 op = e->pos;
-
-		e->pos = (u32)*pos;
-		*pos = op;
-	}
+	op = e->pos;
+	e->pos = (u32)*pos;
+	*pos = op;
 	e->epoch = now;
 	if (++q->head == q->max)
 		q->head = 0;
@@ -213,9 +211,10 @@ owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos, bool zero,
 	dp_owner_unpin(&pool->owners, pin);
 }
 
-/* A claimed block of a chunk the caller did not own a moment ago. */
-static void free_claimed_other(struct dmapool *pool, struct dp_chunk *c,
-			       u32 pos, bool zero)
+/* free_claimed_other() with byte work, or for the pool lock's heaps. */
+static DP_NOINLINE void free_claimed_steps(struct dmapool *pool,
+					   struct dp_chunk *c, u32 pos,
+					   bool zero)
 {
 	struct dp_chunk *release = NULL;
 	struct dp_pending rep;
@@ -231,6 +230,22 @@ static void free_claimed_other(struct dmapool *pool, struct dp_chunk *c,
 		dp_supply_release(pool, release, true);
 	if (bad)
 		dp_report_deliver(pool, &rep);
+}
+
+/* A claimed block of a chunk the caller did not own a moment ago. */
+static __always_inline void free_claimed_other(struct dmapool *pool,
+					       struct dp_chunk *c, u32 pos,
+					       bool zero)
+{
+	const uintptr_t o = DP_READ_ONCE(c->owner);
+
+	/* Mostly: no byte work, and another thread's heap (give_other()). */
+	if (DP_LIKELY(!((pool->steps & DP_STEPS_FREE_BYTES) || zero) &&
+		      o != DP_OWNER_SHARED && o != DP_OWNER_ORPHAN)) {
+		dp_heap_remote_free(c, pos);
+		return;
+	}
+	free_claimed_steps(pool, c, pos, zero);
 }
 
 void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, u32 pos,
@@ -313,70 +328,82 @@ static void free_general(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 }
 
 /*
- * A free of another context's block in a hash pool with the one-multiply
- * check: the lookup again under RCU (the record cannot describe other
- * memory while we look, chunk.h), the checks, the claim.  True when done;
- * false (nothing changed) when anything fails: the general path judges it.
+ * Another context's block in a hash pool with the one-multiply check, @c
+ * what the lookup found: no RCU, no second lookup.  The claim succeeds only
+ * if the state word read first (acquire) is still there: the block stayed
+ * allocated, so its chunk stayed, and the fields read in between are its
+ * (the allocation's release store published them, block.h).  False
+ * (nothing changed) when anything fails: the general path judges it.
  */
-static bool free_remote(struct dmapool *pool, uintptr_t va, dmapool_dma_t dma,
-			bool zero)
+static bool free_remote(struct dmapool *pool, struct dp_chunk *c,
+			uintptr_t va, dmapool_dma_t dma, bool zero)
 {
-	struct dp_chunk *c;
-	uintptr_t off;
+	const struct dp_geometry *g = &pool->geo;
+	uintptr_t start;
 	size_t pos;
+	u32 s;
 
-	dp_rcu_read_lock();
-	c = dp_hash_find_off(&pool->index.hash, va, &off);
-	if (DP_UNLIKELY(c == &dp_chunk_none || !DP_READ_ONCE(c->live) ||
-			!dp_block_check_fast(&pool->geo, c, off, dma, &pos) ||
-			!dp_state_claim(c, pos))) {
-		dp_rcu_read_unlock();
+	/* Where no address is a hole, a position in them may look valid. */
+	if (DP_UNLIKELY(c == &dp_chunk_none || c == &dp_chunk_tomb))
 		return false;
-	}
-	/* Claimed: the chunk holds our block and stays until we let it go. */
-	dp_rcu_read_unlock();
+	start = DP_READ_ONCE(c->vaddr);
+	pos = (size_t)dp_geo_fast_pos(g, va - start);
+	if (DP_UNLIKELY(pos >= g->fast_n))
+		return false;
+	s = DP_LOAD_ACQUIRE(c->st[pos]);
+	if (DP_UNLIKELY(!(s & DP_ST_ALLOC) ||
+			DP_READ_ONCE(c->vaddr) != start ||
+			DP_READ_ONCE(c->dma) + (va - start) != dma ||
+			!dp_state_claim_seen(c, pos, s)))
+		return false;
 	free_claimed_other(pool, c, (u32)pos, zero);
 	return true;
 }
 
 /*
- * A free the fast path did not finish (@c and @off: what a hash lookup
- * found for @vaddr): the caller's own block, another context's block, or
- * anything else, judged in that order.
+ * The caller's own block, another context's block, or anything else,
+ * judged in that order (not inlined: free_declined() stays frameless).
  */
-static __always_inline void
-free_judged(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
-	    struct dp_chunk *c, uintptr_t off, bool zero)
-{
-	if (DP_LIKELY(pool->index.ops == &dp_hash_ops)) {
-		if (free_owned(pool, c, off, dma, zero))
-			return;
-		if (DP_LIKELY(pool->geo.fast_n) &&
-		    free_remote(pool, (uintptr_t)vaddr, dma, zero))
-			return;
-	}
-	free_general(pool, vaddr, dma, zero);
-}
-
-void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
-		  bool zero)
+DP_NOINLINE void dp_free_slow(struct dmapool *pool, void *vaddr,
+			      dmapool_dma_t dma, bool zero)
 {
 	uintptr_t off = 0;
 	struct dp_chunk *c = dp_hash_find_off(&pool->index.hash,
 					      (uintptr_t)vaddr, &off);
 
-	free_judged(pool, vaddr, dma, c, off, zero);
+	if (DP_LIKELY(pool->index.ops == &dp_hash_ops)) {
+		if (free_owned(pool, c, off, dma, zero))
+			return;
+		if (DP_LIKELY(pool->geo.fast_n) &&
+		    free_remote(pool, c, (uintptr_t)vaddr, dma, zero))
+			return;
+	}
+	free_general(pool, vaddr, dma, zero);
 }
 
 /*
- * The fast path declined (@c: what its lookup found, the chunk @vaddr is
- * a block start of, or &dp_chunk_none).
+ * Not the fast path's free (@c: what its lookup found).  A valid one here
+ * is another context's (the caller's own come here only when a check
+ * fails): the remote free first, without the judging's frame.  Hot, not
+ * cold as its caller: a thread freeing what another allocated comes here
+ * every time.
+ */
+static DP_NOINLINE DP_HOT void free_other(struct dmapool *pool, void *vaddr,
+					  dmapool_dma_t dma, struct dp_chunk *c)
+{
+	if (free_remote(pool, c, (uintptr_t)vaddr, dma, false))
+		return;
+	dp_free_slow(pool, vaddr, dma, false);
+}
+
+/*
+ * The fast path declined: a jump to free_other().  Cold, so that the fast
+ * path keeps its registers (a hot call there costs option pools a move).
  */
 static DP_NOINLINE DP_COLD void free_declined(struct dmapool *pool, void *vaddr,
 					      dmapool_dma_t dma, struct dp_chunk *c)
 {
-	free_judged(pool, vaddr, dma, c,
-		    (uintptr_t)vaddr - DP_READ_ONCE(c->vaddr), false);
+	free_other(pool, vaddr, dma, c);
 }
 
 /* ---- the fast path ------------------------------------------------------ */

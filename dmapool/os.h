@@ -17,6 +17,8 @@
  *  DP_NOINLINE                a function kept out of its caller
  *  DP_COLD                    a function off the fast path (with DP_NOINLINE
  *                             on every slow step: placed and laid out as cold)
+ *  DP_HOT                     a function only cold code calls that is still
+ *                             hot (the compiler would lay it out as cold)
  *  DP_WARN_ON(cond)           internal-bug check; evaluates to cond
  *  DP_ASSERT(cond)            compiled out unless debugging
  *  DP_HAVE_HARDEN             1 when the hardening options are built
@@ -97,6 +99,7 @@
  *
  * Atomics:
  *  DP_READ_ONCE(x), DP_WRITE_ONCE(x, v)     one untorn access, no ordering
+ *  DP_LOAD_ACQUIRE(x), DP_STORE_RELEASE(x, v)  the same, acquire / release
  *  DP_XCHG(p, v), DP_FETCH_OR(p, v)         fully ordered; the old value
  *  DP_READ_ORDERED(x)       a load that a fully ordered operation before it
  *                           in the same context keeps after it

@@ -81,6 +81,7 @@
 #define DP_UNLIKELY(x)	unlikely(x)
 #define DP_NOINLINE	noinline
 #define DP_COLD		__cold
+#define DP_HOT		__attribute__((__hot__))
 
 /*
  * Features: all of them in dmapool.ko; in a tree, what Kconfig says
@@ -390,6 +391,14 @@ static inline void dp_os_violation_abort(const struct dmapool_report *r)
 
 #define DP_READ_ONCE(x)		READ_ONCE(x)
 #define DP_WRITE_ONCE(x, v)	WRITE_ONCE(x, v)
+/*
+ * A state word's allocation is published with a release store and read
+ * with an acquire load by another CPU's free (block.h): the record's fields
+ * the allocation saw are the ones that free checks.
+ */
+#define DP_LOAD_ACQUIRE(x)	smp_load_acquire(&(x))
+/* The allocation's side of it: fields before the state word. */
+#define DP_STORE_RELEASE(x, v)	smp_store_release(&(x), (v))
 /* Value-returning atomics are fully ordered (atomic_t.txt): a plain load. */
 #define DP_READ_ORDERED(x)	READ_ONCE(x)
 

@@ -48,6 +48,7 @@ typedef int64_t s64;
 #define DP_UNLIKELY(x)	__builtin_expect(!!(x), 0)
 #define DP_NOINLINE	__attribute__((noinline))
 #define DP_COLD		__attribute__((cold))
+#define DP_HOT		__attribute__((hot))
 
 /* Every feature is built in userspace (a test build may say otherwise). */
 #ifndef DP_HAVE_HARDEN
@@ -171,6 +172,8 @@ static inline unsigned int dp_os_fls64(uint64_t x)
 /* Atomics: the GCC builtins, which TSan understands. */
 #define DP_READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define DP_WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define DP_LOAD_ACQUIRE(x)	__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define DP_STORE_RELEASE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 /*
  * After a sequentially consistent operation: sequentially consistent too,
  * which C11 needs to keep it after (x86: a plain load all the same).

@@ -206,7 +206,7 @@ static void btree_readers_vs_writer(void)
 /* ------------------------------------------------------------------ */
 /* Pools under threads and a device.                                  */
 
-#define NPOOLS		4
+#define NPOOLS		7
 #define NWORKERS	4
 #define LIVE_MAX	192
 #define OWN_SPAN	((size_t)256 << 20)	/* shm offsets the test tracks */
@@ -230,6 +230,16 @@ static const struct pool_cfg cfgs[NPOOLS] = {
 	{ "radix", 1024, 1024, 0, DMAPOOL_INDEX_RADIX, 0, 0, true },
 	{ "btree-shrink", 4096, 4096, 0, DMAPOOL_INDEX_BTREE,
 	  DMAPOOL_OPT_AUTO_SHRINK, 1, true },
+	/*
+	 * The default index: another thread's free is claimed against the
+	 * state word it read, with no RCU (free.c), while chunks are
+	 * released and their records reused.
+	 */
+	{ "hash", 64, 64, 0, DMAPOOL_INDEX_HASH, 0, 0, true },
+	{ "hash-shrink", 256, 256, 0, DMAPOOL_INDEX_HASH,
+	  DMAPOOL_OPT_AUTO_SHRINK, 0, true },
+	{ "hash-quarantine", 16, 16, 0, DMAPOOL_INDEX_HASH,
+	  DMAPOOL_OPT_QUARANTINE | DMAPOOL_OPT_AUTO_SHRINK, 0, false },
 };
 
 struct blk {
@@ -557,6 +567,8 @@ static void pools_threads_and_device(void)
 	for (i = 0; i < W->nx; i++)
 		give_back(&W->xchg[i]);
 	for (p = 0; p < NPOOLS; p++) {
+		/* Quarantined blocks become free, then chunks can go. */
+		dmapool_quiesce(W->pool[p]);
 		dmapool_shrink(W->pool[p]);
 		dmapool_get_stats(W->pool[p], &st);
 		CHECK(st.blocks_in_use == 0, "%s", cfgs[p].name);
@@ -660,6 +672,12 @@ static void racing_double_free_btree_cache(void)
 		 DMAPOOL_INDEX_BTREE);
 }
 
+/* The default index: both racers' frees are remote (claim_seen, free.c). */
+static void racing_double_free_hash(void)
+{
+	race_run(0, DMAPOOL_INDEX_HASH);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -670,6 +688,7 @@ static const struct {
 	{ "racing_double_free_default", racing_double_free_default },
 	{ "racing_double_free_thread_cache", racing_double_free_thread_cache },
 	{ "racing_double_free_btree_cache", racing_double_free_btree_cache },
+	{ "racing_double_free_hash", racing_double_free_hash },
 };
 
 int main(int argc, char **argv)
