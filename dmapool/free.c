@@ -362,7 +362,7 @@ static bool free_remote(struct dmapool *pool, struct dp_chunk *c,
 
 /*
  * The caller's own block, another context's block, or anything else,
- * judged in that order (not inlined: free_declined() stays frameless).
+ * judged in that order (not inlined: free_other() stays frameless).
  */
 DP_NOINLINE void dp_free_slow(struct dmapool *pool, void *vaddr,
 			      dmapool_dma_t dma, bool zero)
