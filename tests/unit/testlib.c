@@ -62,7 +62,9 @@ void tl_opts(struct dmapool_opts *o)
 
 	if (ix && !strcmp(ix, "btree"))
 		o->index = DMAPOOL_INDEX_BTREE;
-	else if (ix && *ix && strcmp(ix, "radix"))
+	else if (ix && !strcmp(ix, "radix"))
+		o->index = DMAPOOL_INDEX_RADIX;
+	else if (ix && *ix && strcmp(ix, "hash"))
 		cr_assert_fail("unknown DMAPOOL_TEST_INDEX=%s", ix);
 	o->flags |= (unsigned int)env_ul("DMAPOOL_TEST_FLAGS", 0);
 	if (!o->redzone)
