@@ -467,10 +467,13 @@ alloc_one(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
 	*wp = word & (word - 1);
 	pos = h->base + dp_os_ctz64(word);
 	c = h->cur;
-	st = dp_state_alloc(c, pos);
-	dp_owner_unpin(&pool->owners, pin);
-	if (want_handle)
+	if (want_handle) {
+		st = dp_state_alloc(c, pos);
 		*handle = dp_handle_make(c->id, pos, st);
+	} else {
+		dp_state_alloc_quiet(c, pos);
+	}
+	dp_owner_unpin(&pool->owners, pin);
 	/* Fast-path pools are one segment per chunk: off = pos * stride. */
 	off = (size_t)pos * pool->geo.stride;
 	if (dma)

@@ -153,6 +153,15 @@ static __always_inline u32 dp_state_alloc(struct dp_chunk *c, u32 pos)
 }
 
 /*
+ * The same when the new state is not needed (an allocation by address):
+ * one add to memory where the world has it (DP_ADD_RELEASE32, os.h).
+ */
+static __always_inline void dp_state_alloc_quiet(struct dp_chunk *c, u32 pos)
+{
+	DP_ADD_RELEASE32(c->st[pos], DP_ST_GEN_ONE | DP_ST_ALLOC);
+}
+
+/*
  * The same in a pool whose frees may set DP_ST_WHOLE (@before: the state
  * word while free), which the allocated state never has.
  */

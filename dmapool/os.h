@@ -103,6 +103,10 @@
  *  DP_XCHG(p, v), DP_FETCH_OR(p, v)         fully ordered; the old value
  *  DP_READ_ORDERED(x)       a load that a fully ordered operation before it
  *                           in the same context keeps after it
+ *  DP_ADD_RELEASE32(x, v)   x += v (u32) by its only plain writer, published
+ *                           as DP_STORE_RELEASE would (others only read x
+ *                           or change it atomically): x86 does it in one
+ *                           instruction
  *  DP_FETCH_ADD(p, v)                       relaxed; the old value
  *  bool dp_os_test_and_clear_bit32(uint32_t nr, uint32_t *w)  fully ordered
  *  bool dp_os_cmpxchg32(uint32_t *p, uint32_t old, uint32_t new)

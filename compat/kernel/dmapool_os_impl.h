@@ -401,6 +401,17 @@ static inline void dp_os_violation_abort(const struct dmapool_report *r)
 #define DP_STORE_RELEASE(x, v)	smp_store_release(&(x), (v))
 /* Value-returning atomics are fully ordered (atomic_t.txt): a plain load. */
 #define DP_READ_ORDERED(x)	READ_ONCE(x)
+/*
+ * x += v by its only plain writer, published like DP_STORE_RELEASE: on x86
+ * (TSO: every store is a release) one add to memory; elsewhere, and where
+ * KCSAN must see the access, the release store of the sum.
+ */
+#if defined(CONFIG_X86) && !defined(CONFIG_KCSAN)
+#define DP_ADD_RELEASE32(x, v)						\
+	asm volatile("addl %1, %0" : "+m"(x) : "ir"((u32)(v)) : "memory")
+#else
+#define DP_ADD_RELEASE32(x, v)	smp_store_release(&(x), READ_ONCE(x) + (u32)(v))
+#endif
 
 /*
  * The bitops work on unsigned long: on 64-bit that is the core's word; on a

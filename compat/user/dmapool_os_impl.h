@@ -175,6 +175,29 @@ static inline unsigned int dp_os_fls64(uint64_t x)
 #define DP_LOAD_ACQUIRE(x)	__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define DP_STORE_RELEASE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 /*
+ * x += v by its only plain writer (the block's owner), published like
+ * DP_STORE_RELEASE (others only read it or change it atomically): on x86,
+ * whose stores are releases, one add to memory instead of a load, an add
+ * and a store; elsewhere, and under TSan (which must see the store), the
+ * same as a release store of the sum.
+ */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define DP_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define DP_TSAN 1
+#endif
+#if defined(__x86_64__) && !defined(DP_TSAN)
+#define DP_ADD_RELEASE32(x, v)						\
+	__asm__ volatile("addl %1, %0" : "+m"(x) : "ir"((uint32_t)(v)) :	\
+			 "memory")
+#else
+#define DP_ADD_RELEASE32(x, v)						\
+	DP_STORE_RELEASE(x, DP_READ_ONCE(x) + (uint32_t)(v))
+#endif
+/*
  * After a sequentially consistent operation: sequentially consistent too,
  * which C11 needs to keep it after (x86: a plain load all the same).
  */
