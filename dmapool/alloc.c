@@ -271,12 +271,40 @@ static DP_NOINLINE DP_COLD void *alloc_checked(struct dmapool *pool,
 }
 
 /*
- * Pools whose allocations have byte steps (poison checks) but take blocks
- * in the fast path's order: the heap's stepped staged word (heap.h), then
- * the check once the block is the caller's.  The sampled poison's usual
- * case (an intact 16-byte head, not one of the blocks checked whole) is
- * done here with no stack frame; a whole check or a report goes to
- * alloc_checked().  Pinned on entry.
+ * A block just allocated in a pool whose allocations have byte steps
+ * (poison checks), @before and @st its state word while free and now, at
+ * @off (nothing pinned): the sampled poison's usual case (an intact 16-byte
+ * head, not one of the blocks checked whole) here, with no stack frame; a
+ * whole check or a report in alloc_checked().
+ */
+static __always_inline void *stepped_out(struct dmapool *pool,
+					 struct dp_chunk *c, u32 pos,
+					 size_t off, u32 before, u32 st,
+					 dmapool_gfp_t gfp, dmapool_dma_t *dma,
+					 u64 *handle)
+{
+	const u8 *b = (const u8 *)(c->vaddr + off);
+	u64 x, y;
+
+	/* A poison pool's check, or one of a small block, is whole anyway. */
+	if ((pool->steps & DP_STEP_POISON) || pool->geo.size < DP_POISON_HEAD)
+		return alloc_checked(pool, c, pos, gfp, dma, handle);
+	if (before & DP_ST_WHOLE)
+		return alloc_checked(pool, c, pos | CHECKED_WHOLE, gfp, dma,
+				     handle);
+	__builtin_memcpy(&x, b, 8);
+	__builtin_memcpy(&y, b + 8, 8);
+	if (DP_UNLIKELY((x ^ DP_POISON_WORD) | (y ^ DP_POISON_WORD)))
+		return alloc_checked(pool, c, pos, gfp, dma, handle);
+	if (handle)
+		*handle = dp_handle_make(c->id, pos, st);
+	return dp_hand_out_at(pool, c, off, gfp, dma);
+}
+
+/*
+ * Pools whose allocations have byte steps but take blocks in the fast
+ * path's order: the heap's stepped staged word (heap.h), then the check
+ * once the block is the caller's (stepped_out()).  Pinned on entry.
  */
 static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
 				       struct dp_heap *h, dmapool_gfp_t gfp,
@@ -314,12 +342,9 @@ static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
 				       dmapool_dma_t *dma, u64 *handle,
 				       unsigned long pin)
 {
-	const struct dp_geometry *g = &pool->geo;
 	struct dp_chunk *c;
-	u64 *wp = h->swp, word = *wp, x, y;
+	u64 *wp = h->swp, word = *wp;
 	u32 pos, before, st;
-	const u8 *b;
-	size_t off;
 
 	/* A tail call: no stack frame here. */
 	if (DP_UNLIKELY(!word))
@@ -330,24 +355,8 @@ static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
 	before = DP_READ_ONCE(c->st[pos]);
 	st = dp_state_alloc_clear(c, pos, before);
 	dp_owner_unpin(&pool->owners, pin);
-	/* A poison pool's check, or one of a small block, is whole anyway. */
-	if ((pool->steps & DP_STEP_POISON) || g->size < DP_POISON_HEAD)
-		goto checked;
-	if (before & DP_ST_WHOLE)
-		goto checked_whole;
-	off = dp_geo_offset(g, pos);
-	b = (const u8 *)(c->vaddr + off);
-	__builtin_memcpy(&x, b, 8);
-	__builtin_memcpy(&y, b + 8, 8);
-	if (DP_UNLIKELY((x ^ DP_POISON_WORD) | (y ^ DP_POISON_WORD)))
-		goto checked;
-	if (handle)
-		*handle = dp_handle_make(c->id, pos, st);
-	return dp_hand_out_at(pool, c, off, gfp, dma);
-checked:
-	return alloc_checked(pool, c, pos, gfp, dma, handle);
-checked_whole:
-	return alloc_checked(pool, c, pos | CHECKED_WHOLE, gfp, dma, handle);
+	return stepped_out(pool, c, pos, dp_geo_offset(&pool->geo, pos),
+			   before, st, gfp, dma, handle);
 }
 
 /*
@@ -379,6 +388,34 @@ static DP_NOINLINE void *alloc_random(struct dmapool *pool,
 	if (handle)
 		*handle = dp_handle_make(c->id, pos, st);
 	return dp_hand_out(pool, c, pos, gfp, dma);
+}
+
+/*
+ * The staged word is empty and the magazine has a block (pinned): the most
+ * recent, which its chunk's free map does not have (heap.h).  No frame.
+ */
+static DP_NOINLINE void *alloc_mag(struct dmapool *pool, struct dp_heap *h,
+				   dmapool_gfp_t gfp, dmapool_dma_t *dma,
+				   u64 *handle, unsigned long pin)
+{
+	const struct dp_mag_ent *e = dp_heap_mag_pop(h);
+	struct dp_chunk *c = e->c;
+	const u32 pos = e->pos;
+	const size_t off = e->off;
+	u32 before, st;
+
+	if (pool->alloc_stepped) {
+		before = DP_READ_ONCE(c->st[pos]);
+		st = dp_state_alloc_clear(c, pos, before);
+		dp_owner_unpin(&pool->owners, pin);
+		return stepped_out(pool, c, pos, off, before, st, gfp, dma,
+				   handle);
+	}
+	st = dp_state_alloc(c, pos);
+	dp_owner_unpin(&pool->owners, pin);
+	if (handle)
+		*handle = dp_handle_make(c->id, pos, st);
+	return dp_hand_out_at(pool, c, off, gfp, dma);
 }
 
 /* No heap yet, or no word to stage (pinned): the slow path. */
@@ -418,9 +455,10 @@ static DP_NOINLINE DP_COLD void *alloc_restage_word(struct dmapool *pool,
 }
 
 /*
- * The fast path found its staged word empty (pinned): no heap yet, a pool
- * with alloc-side steps or random placement (whose fast-path word is always
- * empty: this runs on each of its allocations), or the word used up.  Only
+ * The fast path found its staged word empty (pinned): no heap yet, blocks
+ * on the magazine, a pool with alloc-side steps or random placement (whose
+ * fast-path word is always empty: this runs on each of its allocations), or
+ * the word used up.  Only
  * tests and tail calls, so the fast path needs no saved registers and a
  * stepped pool's allocation no stack frame on the way.
  */
@@ -431,6 +469,8 @@ static DP_NOINLINE void *alloc_restage(struct dmapool *pool,
 {
 	if (DP_UNLIKELY(h == &dp_heap_none))
 		return alloc_unpin_slow(pool, gfp, dma, handle, pin);
+	if (h->nmag)
+		return alloc_mag(pool, h, gfp, dma, handle, pin);
 	if (pool->alloc_stepped)
 		return alloc_stepped(pool, h, gfp, dma, handle, pin);
 	if (pool->alloc_random)

@@ -18,8 +18,11 @@
  * before the record describes other memory.
  *
  * Who writes what:
- *   fast_owner, vaddr, dma, st, rem     set when the record gets a chunk,
+ *   vaddr, dma, st, rem                 set when the record gets a chunk,
  *                                       read by any free
+ *   fast_owner, listed                  the owner, when the chunk joins or
+ *                                       leaves its heap's avail list (or
+ *                                       the pool lock); read by any free
  *   summary, map[], next/prev, nempty   the owning context (its heap)
  *   owner, heap, hnext/hprev            the owner, or the pool lock when
  *                                       the chunk changes hands
@@ -46,10 +49,12 @@ struct dp_remote {
 struct dp_chunk {
 	/*
 	 * Read by every free, in any context; written only when the chunk
-	 * changes hands.  Kept a cache line away from the owner's fields
-	 * below (@gap): a line the owner writes on every allocation would
-	 * bounce to every other context's free.  @fast_owner: the owner's
-	 * token when its frees may take the fast path, else DP_OWNER_NONE.
+	 * changes hands, fills, or gets its first block back.  Kept a cache
+	 * line away from the owner's fields below (@gap): a line the owner
+	 * writes on every allocation would bounce to every other context's
+	 * free.  @fast_owner: the owner's token when its frees may take the
+	 * fast path (a fast pool, and the chunk on its heap's avail list),
+	 * else DP_OWNER_NONE.
 	 */
 	uintptr_t fast_owner;
 	uintptr_t vaddr;		/* start of the DMA memory */
@@ -60,6 +65,13 @@ struct dp_chunk {
 	struct dp_heap *heap;		/* the owning heap */
 	u32 id;				/* slot, named by handles */
 	u8 live;			/* describes DMA memory now */
+	/*
+	 * DP_LISTED_*: on the heap's avail or empty list.  The owner's free
+	 * reads it beside fast_owner (heap.h, dp_heap_reuse()), so it shares
+	 * their line; the owner writes it only when the chunk fills or gets
+	 * its first block back.
+	 */
+	u8 listed;
 	/*
 	 * Written rarely (a chunk joins or leaves a heap or the pool's lists),
 	 * so they may share the line of the fields above: they fill most of
@@ -78,10 +90,14 @@ struct dp_chunk {
 	 */
 	u64 summary;			/* bit w: map[w] has a free block */
 	struct dp_chunk *next, *prev;	/* the heap's avail or empty list */
-	u8 listed;			/* on the heap's avail (1) or empty (2) */
 	/* free and allocatable: nwords words, then st[] and *rem */
 	u64 map[];
 };
+
+/* chunk->listed */
+#define DP_LISTED_NONE	0	/* full, or leaving its heap */
+#define DP_LISTED_AVAIL	1	/* on the avail list: has free blocks */
+#define DP_LISTED_EMPTY	2	/* kept empty (automatic shrink) */
 
 /* Owner tokens that match no context. */
 #define DP_OWNER_NONE	((uintptr_t)1)	/* fast_owner: take the slow path */

@@ -50,6 +50,21 @@ static inline void *dp_hand_out(const struct dmapool *pool,
 			      dma);
 }
 
+/*
+ * The owner reuses block @pos of its chunk @c, claimed: onto the magazine
+ * when @c is full, else into its free map.  True when @c was full and gets
+ * listed again (dp_heap_relist()).
+ */
+static __always_inline bool dp_reuse(const struct dmapool *pool,
+				     struct dp_chunk *c, size_t pos)
+{
+	if (DP_UNLIKELY(c->listed == DP_LISTED_NONE) && pool->mag &&
+	    dp_heap_mag_push(c->heap, c, (u32)pos,
+			     (u32)dp_geo_offset(&pool->geo, (u32)pos)))
+		return false;
+	return dp_block_put(c, pos);
+}
+
 /* free.c: a free by address that is not the fast path (@zero: free_zero). */
 void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 		  bool zero);
@@ -59,6 +74,12 @@ void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
  */
 void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, u32 pos,
 		     bool zero);
+/*
+ * The owner's free of @pos in its chunk @c, checked and claimed by a fast
+ * path (pinned): the steps, then reuse; unpins.
+ */
+void dp_free_owner_steps(struct dmapool *pool, struct dp_chunk *c,
+			 size_t pos, unsigned long pin);
 /* A free whose claim failed: the block is not allocated. */
 void dp_free_double(struct dmapool *pool, struct dp_chunk *c, void *vaddr,
 		    dmapool_dma_t dma, u64 handle);

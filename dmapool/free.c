@@ -203,10 +203,10 @@ owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos, bool zero,
 		}
 	}
 	/*
-	 * Reuse (no automatic shrink here): the bit back, as the fast path
-	 * does, and a chunk that was full listed again.
+	 * Reuse (no automatic shrink here): the magazine, or the bit back as
+	 * the fast path does, and a chunk that was full listed again.
 	 */
-	if (DP_UNLIKELY(dp_block_put(c, pos)))
+	if (DP_UNLIKELY(dp_reuse(pool, c, pos)))
 		dp_heap_relist(c->heap, c);
 	dp_owner_unpin(&pool->owners, pin);
 }
@@ -440,17 +440,17 @@ static DP_NOINLINE void give_unpin(struct dmapool *pool, struct dp_chunk *c,
 }
 
 /*
- * The fast path found the caller's own block in a pool with steps, checked
- * and claimed it: the steps of owner_steps().  The common ones (an intact
+ * A fast path (by address or by handle) found the caller's own block in a
+ * pool with steps, or in a full chunk, checked and claimed it: the steps
+ * of owner_steps().  The common ones (an intact
  * 16-byte redzone, the sampled poison's head, quarantine, reuse) are
  * written here with no call but tail calls, so that this runs without a
  * stack frame on every free of an option pool; anything else goes to
  * free_owner_steps_all(), which decides the same way again (the sample is
  * a function of the block and its state word) and does it all.  Unpins.
  */
-static DP_NOINLINE void free_owner_steps(struct dmapool *pool,
-					 struct dp_chunk *c, size_t pos,
-					 unsigned long pin)
+DP_NOINLINE void dp_free_owner_steps(struct dmapool *pool, struct dp_chunk *c,
+				     size_t pos, unsigned long pin)
 {
 	const u32 steps = pool->steps;
 
@@ -481,8 +481,12 @@ static DP_NOINLINE void free_owner_steps(struct dmapool *pool,
 		give_unpin(pool, c, pos, pin);
 		return;
 	}
-	/* Reuse: the bit back, and a chunk that was full listed again. */
-	if (DP_UNLIKELY(dp_block_put(c, pos))) {
+	/*
+	 * Reuse: the magazine when the chunk is full (the default pool comes
+	 * here for that: its fast path takes only listed chunks), or the bit
+	 * back and a chunk that was full listed again.
+	 */
+	if (DP_UNLIKELY(dp_reuse(pool, c, pos))) {
 		relist_unpin(pool, c, pin);
 		return;
 	}
@@ -539,12 +543,13 @@ free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 	/* Invariant 3: a block start of the caller's own chunk, its dma... */
 	if (DP_UNLIKELY(DP_READ_ONCE(c->fast_owner) != tok)) {
 		/*
-		 * The caller's own chunk in a pool with steps: the same
-		 * checks and claim, then the steps (no second lookup).
+		 * The caller's own chunk in a pool with steps, or a full one
+		 * (for the magazine): the same checks and claim, then the
+		 * steps (no second lookup).
 		 */
 		if (DP_READ_ONCE(c->owner) == tok && c->dma + off == dma &&
 		    dp_state_claim(c, pos)) {
-			free_owner_steps(pool, c, pos, pin);
+			dp_free_owner_steps(pool, c, pos, pin);
 			return;
 		}
 		goto declined;

@@ -28,15 +28,6 @@
  */
 #include "pool.h"
 
-static struct dp_chunk **avail_of(struct dp_heap *h)
-{
-	return &h->avail;
-}
-
-#define LISTED_NONE	0
-#define LISTED_AVAIL	1
-#define LISTED_EMPTY	2
-
 static void clist_push(struct dp_chunk **head, struct dp_chunk *c)
 {
 	c->prev = NULL;
@@ -60,18 +51,43 @@ static void clist_del(struct dp_chunk **head, struct dp_chunk *c)
 
 static void unstage(struct dp_heap *h);
 
+static uintptr_t fast_token(const struct dp_heap *h)
+{
+	/* Markers (shared, orphan) have odd values: never a context's. */
+	return h->pool->fast_free && !(h->self & 1) ? h->self : DP_OWNER_NONE;
+}
+
+/*
+ * The avail list: chunks with a free block.  Only a listed chunk's frees
+ * may take the fast path (fast_owner), which puts the block back into
+ * the free map; a full chunk's go to the magazine (dp_heap_mag_push()).
+ */
+static void avail_add(struct dp_heap *h, struct dp_chunk *c)
+{
+	clist_push(&h->avail, c);
+	DP_WRITE_ONCE(c->listed, DP_LISTED_AVAIL);
+	DP_WRITE_ONCE(c->fast_owner, fast_token(h));
+}
+
+static void avail_del(struct dp_heap *h, struct dp_chunk *c)
+{
+	DP_WRITE_ONCE(c->fast_owner, DP_OWNER_NONE);
+	clist_del(&h->avail, c);
+	DP_WRITE_ONCE(c->listed, DP_LISTED_NONE);
+}
+
 /* Take @c off whichever list it is on (and out of the staged word). */
 static void unlist(struct dp_heap *h, struct dp_chunk *c)
 {
 	if (h->cur == c)
 		unstage(h);
-	if (c->listed == LISTED_AVAIL) {
-		clist_del(avail_of(h), c);
-	} else if (c->listed == LISTED_EMPTY) {
+	if (c->listed == DP_LISTED_AVAIL) {
+		avail_del(h, c);
+	} else if (c->listed == DP_LISTED_EMPTY) {
 		clist_del(&h->empty, c);
 		h->nempty--;
+		DP_WRITE_ONCE(c->listed, DP_LISTED_NONE);
 	}
-	c->listed = LISTED_NONE;
 }
 
 /* What the staged word points at when nothing is staged. */
@@ -127,9 +143,9 @@ void dp_heap_ring_free(struct dp_heap *h)
  */
 static struct dp_chunk *first_free(struct dp_heap *h)
 {
-	struct dp_chunk **head = avail_of(h), *c;
+	struct dp_chunk *c;
 
-	while ((c = *head)) {
+	while ((c = h->avail)) {
 		u64 s = c->summary;
 
 		while (s && !c->map[dp_os_ctz64(s)])
@@ -139,8 +155,7 @@ static struct dp_chunk *first_free(struct dp_heap *h)
 			return c;
 		if (h->cur == c)
 			unstage(h);
-		clist_del(head, c);
-		c->listed = LISTED_NONE;
+		avail_del(h, c);
 	}
 	return NULL;
 }
@@ -177,10 +192,8 @@ static bool restage(struct dp_heap *h)
 			return true;
 		}
 		/* Full: off the list (the fast path left it there). */
-		if (c->listed == LISTED_AVAIL) {
-			clist_del(avail_of(h), c);
-			c->listed = LISTED_NONE;
-		}
+		if (c->listed == DP_LISTED_AVAIL)
+			avail_del(h, c);
 	}
 	/* The next chunk: the head, if its first marked word has blocks. */
 	c = h->avail;
@@ -221,10 +234,8 @@ static struct dp_chunk *random_list(struct dp_heap *h)
 {
 	struct dp_chunk *c = h->cur;
 
-	if (c && !c->summary && c->listed == LISTED_AVAIL) {
-		clist_del(avail_of(h), c);
-		c->listed = LISTED_NONE;
-	}
+	if (c && !c->summary && c->listed == DP_LISTED_AVAIL)
+		avail_del(h, c);
 	return h->avail;
 }
 
@@ -233,6 +244,13 @@ bool dp_heap_take(struct dp_heap *h, struct dp_chunk **cp, u32 *pos)
 	struct dp_chunk *c;
 	u64 word;
 
+	if (h->nmag) {
+		const struct dp_mag_ent *e = dp_heap_mag_pop(h);
+
+		*cp = e->c;
+		*pos = e->pos;
+		return true;
+	}
 	if (h->pool->fast_alloc) {
 		if (!*h->wp && !stage(h))
 			return false;
@@ -253,10 +271,8 @@ bool dp_heap_take(struct dp_heap *h, struct dp_chunk **cp, u32 *pos)
 	if (!c)
 		return false;
 	*pos = dp_block_take_first(c);
-	if (!dp_block_any_free(c)) {
-		clist_del(avail_of(h), c);
-		c->listed = LISTED_NONE;
-	}
+	if (!dp_block_any_free(c))
+		avail_del(h, c);
 	*cp = c;
 	return true;
 }
@@ -300,7 +316,7 @@ static void emptied(struct dp_heap *h, struct dp_chunk *c,
 
 	unlist(h, c);
 	clist_push(&h->empty, c);
-	c->listed = LISTED_EMPTY;
+	DP_WRITE_ONCE(c->listed, DP_LISTED_EMPTY);
 	h->nempty++;
 	while (h->nempty > h->pool->reserve) {
 		for (old = h->empty; old->next; old = old->next)
@@ -317,27 +333,39 @@ static void after_put(struct dp_heap *h, struct dp_chunk *c, bool was_full,
 {
 	const struct dmapool *pool = h->pool;
 
-	if (was_full && c->listed == LISTED_NONE) {
-		clist_push(avail_of(h), c);
-		c->listed = LISTED_AVAIL;
-	}
+	if (was_full && c->listed == DP_LISTED_NONE)
+		avail_add(h, c);
 	if ((pool->steps & DP_STEP_AUTO_SHRINK) &&
-	    c->listed == LISTED_AVAIL &&
+	    c->listed == DP_LISTED_AVAIL &&
 	    dp_block_all_free(c, pool->full_map, pool->geo.nwords))
 		emptied(h, c, release);
 }
 
+/* The owner's block back: the magazine when @c is full, or its free map. */
 static void put(struct dp_heap *h, struct dp_chunk *c, u32 pos,
 		struct dp_chunk **release)
 {
+	const struct dmapool *pool = h->pool;
+
+	if (c->listed == DP_LISTED_NONE && pool->mag &&
+	    dp_heap_mag_push(h, c, pos, (u32)dp_geo_offset(&pool->geo, pos)))
+		return;
 	after_put(h, c, dp_block_put(c, pos), release);
 }
 
 void dp_heap_relist(struct dp_heap *h, struct dp_chunk *c)
 {
-	if (c->listed == LISTED_NONE) {
-		clist_push(avail_of(h), c);
-		c->listed = LISTED_AVAIL;
+	if (c->listed == DP_LISTED_NONE)
+		avail_add(h, c);
+}
+
+/* The magazine's blocks into their free maps (shrink looks at the maps). */
+static void mag_flush(struct dp_heap *h, struct dp_chunk **release)
+{
+	while (h->nmag) {
+		const struct dp_mag_ent *e = dp_heap_mag_pop(h);
+
+		after_put(h, e->c, dp_block_put(e->c, e->pos), release);
 	}
 }
 
@@ -507,18 +535,11 @@ bool dp_heap_refill(struct dp_heap *h, struct dp_chunk **release)
 	if (!c)
 		return false;
 	unlist(h, c);
-	clist_push(avail_of(h), c);
-	c->listed = LISTED_AVAIL;
+	avail_add(h, c);
 	return true;
 }
 
 /* ---- chunks changing hands ---------------------------------------------- */
-
-static uintptr_t fast_token(const struct dp_heap *h)
-{
-	/* Markers (shared, orphan) have odd values: never a context's. */
-	return h->pool->fast_free && !(h->self & 1) ? h->self : DP_OWNER_NONE;
-}
 
 void dp_heap_adopt_chunk(struct dp_heap *h, struct dp_chunk *c)
 {
@@ -530,13 +551,10 @@ void dp_heap_adopt_chunk(struct dp_heap *h, struct dp_chunk *c)
 		h->chunks->hprev = c;
 	h->chunks = c;
 	h->nchunks++;
-	c->listed = LISTED_NONE;
-	if (dp_block_any_free(c)) {
-		clist_push(avail_of(h), c);
-		c->listed = LISTED_AVAIL;
-	}
+	DP_WRITE_ONCE(c->listed, DP_LISTED_NONE);
 	/* Last: the fast path may now treat the chunk as the owner's. */
-	DP_WRITE_ONCE(c->fast_owner, fast_token(h));
+	if (dp_block_any_free(c))
+		avail_add(h, c);
 }
 
 void dp_heap_detach_chunk(struct dp_heap *h, struct dp_chunk *c)
@@ -565,7 +583,8 @@ void dp_heap_set_owner(struct dp_heap *h, uintptr_t self,
 	h->self = self;
 	for (c = h->chunks; c; c = c->hnext) {
 		DP_WRITE_ONCE(c->owner, self);
-		DP_WRITE_ONCE(c->fast_owner, fast_token(h));
+		DP_WRITE_ONCE(c->fast_owner, c->listed == DP_LISTED_AVAIL ?
+					     fast_token(h) : DP_OWNER_NONE);
 	}
 }
 
@@ -574,9 +593,10 @@ struct dp_chunk *dp_heap_detach_empty(struct dp_heap *h, size_t *keep)
 	const struct dmapool *pool = h->pool;
 	struct dp_chunk *c, *next, *list = NULL;
 
+	mag_flush(h, &list);
 	for (c = h->chunks; c; c = next) {
 		next = c->hnext;
-		if (c->listed == LISTED_NONE ||
+		if (c->listed == DP_LISTED_NONE ||
 		    !dp_block_all_free(c, pool->full_map, pool->geo.nwords))
 			continue;
 		if (*keep) {

@@ -5,7 +5,8 @@
  *
  * A heap owns chunks.  Its allocations and the frees of its own blocks
  * touch only the heap and its chunks' free maps, with plain instructions:
- * no lock, no atomic but the state word's claim (block.h).  A block freed
+ * no lock, no atomic but the state word's claim (block.h); a free into a
+ * full chunk goes onto the heap's magazine instead (below).  A block freed
  * by another context comes back through the chunk's remote words and the
  * heap's remote stack; the heap collects them when it runs out of free
  * blocks, before it grows.  So threads that allocate and free their own
@@ -41,6 +42,24 @@ struct dp_quarantine {
 	u64 forced;			/* released by the bound, not quiesce */
 };
 
+/*
+ * The magazine: blocks the owner freed into chunks that were full, most
+ * recent last (a block is on it or in its chunk's free map, never both).
+ * Such a free touches neither the chunk's free map nor the heap's avail
+ * list, and the next allocation that finds its staged word empty takes the
+ * block back before it restages: under churn (a large live set, random
+ * frees, as many allocations) every free lands in a full chunk, and this
+ * keeps each pair to the lines of the record the free reads anyway.  Pools
+ * with randomized placement or automatic shrink do not use it (pool.h).
+ */
+#define DP_MAG_SIZE	32u
+
+struct dp_mag_ent {
+	struct dp_chunk *c;
+	u32 pos;
+	u32 off;			/* dp_geo_offset(pos) */
+};
+
 struct dp_heap {
 	struct dp_pin_lock pin;		/* first: the shim's per-context lock */
 	/*
@@ -53,7 +72,7 @@ struct dp_heap {
 	u64 *wp;
 	struct dp_chunk *cur;
 	u32 base;			/* position of bit 0 of *wp (*swp) */
-	u32 nempty;
+	u32 nmag;			/* blocks on the magazine */
 	/*
 	 * The staged word of pools whose allocations have byte steps (poison
 	 * checks): the same protocol, taken by alloc_stepped, while @wp
@@ -67,6 +86,7 @@ struct dp_heap {
 	uintptr_t self;		/* the owner's token */
 	struct dmapool *pool;
 	u32 nchunks;
+	u32 nempty;
 	/* Randomized placement (dp_random_staged_take()). */
 	u32 rwidth;
 	u64 rbits;
@@ -74,6 +94,7 @@ struct dp_heap {
 	struct dp_quarantine q;
 	struct dp_heap *pnext;		/* every heap of the pool (lock) */
 	struct dp_heap *onext;		/* the pool's orphans (lock) */
+	struct dp_mag_ent mag[DP_MAG_SIZE];
 };
 
 void dp_heap_init(struct dp_heap *h, struct dmapool *pool, uintptr_t self);
@@ -125,6 +146,33 @@ void dp_heap_give(struct dp_heap *h, struct dp_chunk *c, u32 pos,
  * next dp_heap_take() moves it off.)
  */
 void dp_heap_relist(struct dp_heap *h, struct dp_chunk *c);
+
+/*
+ * The owner's claimed block @pos (at @off) of its full chunk @c onto the
+ * magazine, when it has room (a pool that uses it, and a chunk not listed:
+ * the caller knows); false otherwise, and nothing changed.
+ */
+static __always_inline bool dp_heap_mag_push(struct dp_heap *h,
+					     struct dp_chunk *c, u32 pos,
+					     u32 off)
+{
+	const u32 n = h->nmag;
+	struct dp_mag_ent *e = &h->mag[n];
+
+	if (n == DP_MAG_SIZE)
+		return false;
+	e->c = c;
+	e->pos = pos;
+	e->off = off;
+	h->nmag = n + 1;
+	return true;
+}
+
+/* The magazine's most recent block (it has one), taken. */
+static __always_inline struct dp_mag_ent *dp_heap_mag_pop(struct dp_heap *h)
+{
+	return &h->mag[--h->nmag];
+}
 /* Another context's free of a block it claimed: publish it to the owner. */
 void dp_heap_remote_free(struct dp_chunk *c, u32 pos);
 

@@ -107,6 +107,11 @@ static void dp_pool_paths(struct dmapool *pool, const struct dmapool_opts *o)
 			     !(pool->steps & DP_STEP_SHARED);
 	pool->fast_free = !(pool->steps & DP_STEPS_FREE_SLOW) &&
 			  pool->index.ops == &dp_hash_ops && pool->geo.fast_n;
+	/*
+	 * The magazine hands back the most recent free first: not for random
+	 * placement, and automatic shrink looks for empty chunks in the maps.
+	 */
+	pool->mag = !(pool->steps & (DP_STEP_RANDOM | DP_STEP_AUTO_SHRINK));
 	/* Handles need no index: only the steps and the geometry count. */
 	pool->hnbits = !(pool->steps & DP_STEPS_FREE_SLOW) && pool->geo.fast_n ?
 		       pool->geo.nbits : 0;

@@ -58,6 +58,8 @@ struct dmapool {
 	bool alloc_stepped;
 	/* allocations take a random block of the heap's drawn chunk */
 	bool alloc_random;
+	/* the owner's frees into full chunks go to the magazine (heap.h) */
+	bool mag;
 	/* positions a fast handle free may name: 0 when it may not */
 	u32 hnbits;
 	struct dp_geometry geo;

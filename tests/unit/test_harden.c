@@ -566,21 +566,26 @@ Test(harden, quarantine_no_reuse_before_quiesce_reuse_after)
 	dmapool_get_stats(pool, &st);
 	cr_assert_eq(st.quarantined, 0);
 	cr_assert_eq(st.quarantine_forced, 0);
-	/* All 74 can be had again without growing, the first ten among them. */
+	/*
+	 * Every block of the two chunks can be had again without growing (in
+	 * whatever order the pool prefers), the first ten among them.
+	 */
 	{
-		void *all[74];
-		dmapool_dma_t ad[74];
+		void *all[128];
+		dmapool_dma_t ad[128];
 		int seen = 0;
 
-		for (i = 0; i < 74; i++) {
+		for (i = 0; i < 128; i++) {
 			all[i] = dmapool_alloc(pool, DMAPOOL_GFP_NOGROW, &ad[i]);
 			cr_assert_not_null(all[i], "reused after quiesce");
 			seen += in(freed, 10, all[i]);
 		}
+		cr_assert_null(dmapool_alloc(pool, DMAPOOL_GFP_NOGROW, &d[0]),
+			       "two chunks hold 128 blocks");
 		cr_assert_eq(seen, 10, "the first ten are reused too");
 		dmapool_get_stats(pool, &st);
 		cr_assert_eq(st.chunks, 2);
-		for (i = 0; i < 74; i++)
+		for (i = 0; i < 128; i++)
 			dmapool_free(pool, all[i], ad[i]);
 	}
 	cr_assert_eq(tl_cap.n, 0);
