@@ -112,7 +112,7 @@ void dmapool_free_handle(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 		return;
 	}
 	c = dp_slot_fast(pool, dp_handle_id(h));
-	/* hnbits: 0 unless frees may take the fast path (one segment). */
+	/* hnbits: 0 unless the chunks are one segment. */
 	if (DP_UNLIKELY(!c || pos >= pool->hnbits))
 		goto slow;
 	off = pos * pool->geo.stride;
@@ -120,8 +120,20 @@ void dmapool_free_handle(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 			c->dma + off != dma))
 		goto slow;
 	tok = dp_owner_pin(&pool->owners, &pin);
-	if (DP_UNLIKELY(DP_READ_ONCE(c->fast_owner) != tok ||
-			!dp_state_claim_gen(c, pos, dp_handle_state(h)))) {
+	if (DP_UNLIKELY(DP_READ_ONCE(c->fast_owner) != tok)) {
+		/*
+		 * The caller's own chunk in a pool with steps, or a full one:
+		 * the same claim, then the steps of a free by address.
+		 */
+		if (DP_READ_ONCE(c->owner) == tok &&
+		    dp_state_claim_gen(c, pos, dp_handle_state(h))) {
+			dp_free_owner_steps(pool, c, pos, pin);
+			return;
+		}
+		dp_owner_unpin(&pool->owners, pin);
+		goto slow;
+	}
+	if (DP_UNLIKELY(!dp_state_claim_gen(c, pos, dp_handle_state(h)))) {
 		dp_owner_unpin(&pool->owners, pin);
 		goto slow;
 	}

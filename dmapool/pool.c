@@ -112,9 +112,8 @@ static void dp_pool_paths(struct dmapool *pool, const struct dmapool_opts *o)
 	 * placement, and automatic shrink looks for empty chunks in the maps.
 	 */
 	pool->mag = !(pool->steps & (DP_STEP_RANDOM | DP_STEP_AUTO_SHRINK));
-	/* Handles need no index: only the steps and the geometry count. */
-	pool->hnbits = !(pool->steps & DP_STEPS_FREE_SLOW) && pool->geo.fast_n ?
-		       pool->geo.nbits : 0;
+	/* Handles need no index: only the geometry counts. */
+	pool->hnbits = pool->geo.fast_n ? pool->geo.nbits : 0;
 }
 
 /* The index's granule: what every chunk is aligned to and a multiple of. */
