@@ -173,6 +173,7 @@ static __always_inline struct dp_mag_ent *dp_heap_mag_pop(struct dp_heap *h)
 {
 	return &h->mag[--h->nmag];
 }
+
 /* Another context's free of a block it claimed: publish it to the owner. */
 void dp_heap_remote_free(struct dp_chunk *c, u32 pos);
 

@@ -406,12 +406,17 @@ static inline void dp_os_violation_abort(const struct dmapool_report *r)
  * (TSO: every store is a release) one add to memory; elsewhere, and where
  * KCSAN must see the access, the release store of the sum.
  */
+static __always_inline void dp_os_add_release32(u32 *p, u32 v)
+{
 #if defined(CONFIG_X86) && !defined(CONFIG_KCSAN)
-#define DP_ADD_RELEASE32(x, v)						\
-	asm volatile("addl %1, %0" : "+m"(x) : "ir"((u32)(v)) : "memory")
+	asm volatile("addl %1, %0" : "+m"(*p) : "ir"(v) : "memory");
 #else
-#define DP_ADD_RELEASE32(x, v)	smp_store_release(&(x), READ_ONCE(x) + (u32)(v))
+	/* Pairs with the acquire load of another CPU's free (block.h). */
+	smp_store_release(p, READ_ONCE(*p) + v);
 #endif
+}
+
+#define DP_ADD_RELEASE32(x, v)	dp_os_add_release32(&(x), (v))
 
 /*
  * The bitops work on unsigned long: on 64-bit that is the core's word; on a
