@@ -546,6 +546,8 @@ void *dmapool_alloc_handle(struct dmapool *pool, dmapool_gfp_t gfp,
 {
 	if (DP_UNLIKELY(!pool)) {
 		*handle = 0;
+		if (dma)
+			*dma = 0;
 		return alloc_null(NULL_ALLOC_HANDLE);
 	}
 	/* @handle is never NULL here (the header says so). */

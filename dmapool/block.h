@@ -41,40 +41,45 @@
 #define DP_GEN_MASK	((1u << DP_GEN_BITS) - 1)
 
 /*
- * A handle: position (12 bits) | slot (24 bits) | generation (28 bits).
- * Slot 0 is never used, so no valid handle is 0.  A stale handle is
- * reported until its block has been allocated 2^28 more times.
+ * A handle: slot (20 bits) | position (12 bits) | the block's state word
+ * while this allocation lasts (32 bits: generation, and bit 0 set).  The
+ * free compares the low half with the state word as it is, so the check of
+ * generation and "allocated" is one compare-and-exchange, with nothing to
+ * decode.  Slot 0 is never used, so no valid handle is 0.  Bits 1..3 are 0
+ * in every handle given out; bit 0 is 1, and a free sets it before it
+ * compares (a handle can never name a free block's state).  A stale handle
+ * is reported until its block has been allocated 2^28 more times.
  */
 #define DP_H_POS_BITS	12
-#define DP_H_ID_BITS	24
+#define DP_H_ID_BITS	20
+#define DP_H_KEY_SHIFT	32
 #define DP_MAX_SLOTS	((1u << DP_H_ID_BITS) - 1)
 
 static inline u64 dp_handle_make(u32 id, u32 pos, u32 st)
 {
-	return (u64)(st >> DP_ST_GEN_SHIFT) <<
-		       (DP_H_POS_BITS + DP_H_ID_BITS) |
-	       (u64)id << DP_H_POS_BITS | pos;
+	return (u64)(id << DP_H_POS_BITS | pos) << DP_H_KEY_SHIFT | st;
 }
 
 static inline u32 dp_handle_pos(u64 h)
 {
-	return (u32)h & ((1u << DP_H_POS_BITS) - 1);
+	return (u32)(h >> DP_H_KEY_SHIFT) & ((1u << DP_H_POS_BITS) - 1);
 }
 
 static inline u32 dp_handle_id(u64 h)
 {
-	return (u32)(h >> DP_H_POS_BITS) & DP_MAX_SLOTS;
+	return (u32)(h >> (DP_H_KEY_SHIFT + DP_H_POS_BITS));
 }
 
-/*
- * The state word a handle's allocation has while it lasts.  (The top of
- * the slot field lands in bits 0..3: masked off.)
- */
+/* The state word a handle's allocation has while it lasts. */
 static inline u32 dp_handle_state(u64 h)
 {
-	return ((u32)(h >> (DP_H_POS_BITS + DP_H_ID_BITS -
-				 DP_ST_GEN_SHIFT)) & ~(DP_ST_GEN_ONE - 1)) |
-	       DP_ST_ALLOC;
+	return (u32)h | DP_ST_ALLOC;
+}
+
+/* Bits no handle given out has: a handle with one is forged. */
+static inline bool dp_handle_malformed(u64 h)
+{
+	return (u32)h & (DP_ST_GEN_ONE - 1) & ~DP_ST_ALLOC;
 }
 
 /* ---- the free map: the owning context only ---------------------------- */
@@ -210,7 +215,8 @@ static inline bool dp_state_claim_seen(struct dp_chunk *c, size_t pos,
 static inline bool dp_state_claim_gen(struct dp_chunk *c, size_t pos,
 				      u32 want)
 {
-	return dp_os_cmpxchg32(&c->st[pos], want, want & ~DP_ST_ALLOC);
+	/* @want has DP_ST_ALLOC (dp_handle_state()): clear it by subtracting. */
+	return dp_os_cmpxchg32(&c->st[pos], want, want - DP_ST_ALLOC);
 }
 
 static inline bool dp_state_allocated(const struct dp_chunk *c, u32 pos)

@@ -44,7 +44,8 @@ static DP_NOINLINE DP_COLD void handle_judge(struct dmapool *pool, void *vaddr,
 	size_t off = 0;
 	u32 s;
 
-	if (!c || !handle_block(pool, pos, &off) || !DP_READ_ONCE(c->live)) {
+	if (!c || !handle_block(pool, pos, &off) || !DP_READ_ONCE(c->live) ||
+	    dp_handle_malformed(h)) {
 		/* Maybe a block of another pool, handed to the wrong one. */
 		dp_report_unknown_address(pool, &p, vaddr, dma);
 		if (p.r.kind != DMAPOOL_R_FREE_WRONG_POOL)
@@ -101,7 +102,9 @@ static DP_NOINLINE DP_COLD void free_handle_slow(struct dmapool *pool, void *vad
 void dmapool_free_handle(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 			 u64 h)
 {
+	const u32 id = dp_handle_id(h);
 	const size_t pos = (size_t)dp_handle_pos(h);
+	struct dp_chunk *const *rec;
 	struct dp_chunk *c;
 	uintptr_t tok;
 	unsigned long pin;
@@ -111,10 +114,17 @@ void dmapool_free_handle(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 		free_handle_null(vaddr, dma);
 		return;
 	}
-	c = dp_slot_fast(pool, dp_handle_id(h));
-	/* hnbits: 0 unless the chunks are one segment. */
-	if (DP_UNLIKELY(!c || pos >= pool->hnbits))
+	/*
+	 * The slot table (supply.h) holds &dp_chunk_none in every empty slot,
+	 * whose memory no vaddr matches: only the table's bound to test.
+	 * hnbits: 0 unless the chunks are one segment.
+	 */
+	rec = DP_RCU_DEREF(pool->slot_rec);
+	if (DP_UNLIKELY(id >= DP_CONTAINER_OF(rec, struct dp_slot_tab,
+					      rec[0])->cap ||
+			pos >= pool->hnbits))
 		goto slow;
+	c = DP_RCU_DEREF(rec[id]);
 	off = pos * pool->geo.stride;
 	if (DP_UNLIKELY(c->vaddr + off != (uintptr_t)vaddr ||
 			c->dma + off != dma))

@@ -1614,6 +1614,7 @@ static void op_misuse(struct dpf_in *in)
 				      K(DMAPOOL_R_FREE_WRONG_POOL) |
 				      K(DMAPOOL_R_FREE_OUTSIDE);
 	struct dmapool_block blk;
+	uint64_t mask;
 	struct expect e;
 	struct slot *s, *o;
 	struct live *l;
@@ -1730,7 +1731,12 @@ static void op_misuse(struct dpf_in *in)
 			return;
 		s = &W.s[l->slot];
 		blk = l->blk;
-		blk.handle ^= b ? (uint64_t)b << (a % 49) : 1;
+		/*
+		 * Bit 0 alone names the same allocation (every handle has it
+		 * and the free sets it, dmapool/block.h): flip more than that.
+		 */
+		mask = b ? (uint64_t)b << (a % 49) : 2;
+		blk.handle ^= mask == 1 ? 2 : mask;
 		e = expect_one(K(DMAPOOL_R_BAD_HANDLE) |
 			       K(DMAPOOL_R_STALE_HANDLE), s, l->v);
 		touch = l;

@@ -252,7 +252,7 @@ static inline bool tc_misuse_run(struct tc_env *e,
 		TC_CHECK(e, b.vaddr, "alloc_block failed");
 		dmapool_get_stats(pool, st0);
 		b2 = b;
-		b2.handle ^= (uint64_t)0x7777 << 16;	/* another chunk id */
+		b2.handle ^= (uint64_t)0x7777 << 48;	/* another chunk id */
 		addr = b2.vaddr;
 		dma = b2.dma;
 		check_block = false;

@@ -116,9 +116,15 @@ Test(handles, forged_handles_are_refused)
 {
 	struct dmapool_block b = dmapool_alloc_block(pool, 0), f;
 	struct dmapool_stats st;
+	/*
+	 * Another slot, nothing, a flag bit no handle has, another
+	 * generation, a neighbouring block, everything low.  (Bit 0 is set in
+	 * every handle and the free sets it anyway: flipping it names the
+	 * same allocation.)
+	 */
 	const uint64_t bad[] = {
-		b.handle ^ (1ull << 48), ~0ull, b.handle ^ 1, b.handle ^ (1ull << 16),
-		b.handle + (1ull << 40), b.handle | 0xffff,
+		b.handle ^ (1ull << 48), ~0ull, b.handle ^ 2, b.handle ^ (1ull << 16),
+		b.handle + (1ull << 32), b.handle | 0xffff,
 	};
 	unsigned int i;
 

@@ -159,14 +159,14 @@ static void one_block(void *arg)
 }
 
 /*
- * The handle's slot, read from the layout dmapool/block.h documents (pos 12
- * bits | slot + 1 24 bits | generation 28 bits).  Only used to prove that
- * the test exercises what it claims (the slot came back); if the layout
+ * The handle's slot, read from the layout dmapool/block.h documents (slot
+ * 20 bits | pos 12 bits | state word 32 bits).  Only used to prove that the
+ * test exercises what it claims (the slot came back); if the layout
  * changes, change this.
  */
 static uint32_t handle_slot(uint64_t h)
 {
-	return (uint32_t)(h >> 12) & 0xffffff;
+	return (uint32_t)(h >> 44);
 }
 
 struct shrink_case {

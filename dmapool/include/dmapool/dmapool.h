@@ -443,7 +443,8 @@ enum dmapool_index_kind {
  * @chunk_size: bytes per backend allocation, rounded to a multiple of
  *	max(page size, block size); 0 = the default: room for at least 64
  *	blocks, up to 256 KiB in userspace and 32 KiB in the kernel, and
- *	one unit when boundaries leave gaps between blocks
+ *	one unit when boundaries leave gaps between blocks.  A pool holds at
+ *	most 2^20 - 1 chunks; an allocation past that fails as out of memory
  * @redzone: bytes of checked gap after each block (rounded up to align);
  *	0 = none. Overruns are reported as "device-overrun"
  * @quarantine_max: blocks held before forced release; 0 = 256, at most
@@ -530,7 +531,7 @@ struct dmapool_block {
  * dmapool_alloc_handle() - Allocate a block and its handle.
  * @pool: the pool
  * @gfp: as for dmapool_alloc()
- * @dma: where the block's bus address is stored
+ * @dma: where the block's bus address is stored (0 on failure)
  * @handle: where its handle is stored (0 on failure)
  *
  * Every argument travels in a register; dmapool_alloc_block() is the same
@@ -574,15 +575,15 @@ static inline struct dmapool_block dmapool_alloc_block(struct dmapool *pool,
 {
 	/*
 	 * Scalars first: a 16-byte copy of two 8-byte results just stored
-	 * would stall on store forwarding.
+	 * would stall on store forwarding.  dmapool_alloc_handle() stores
+	 * both, 0 and 0 on failure.
 	 */
-	dmapool_dma_t dma = 0;
-	uint64_t handle = 0;
-	void *vaddr = dmapool_alloc_handle(pool, gfp, &dma, &handle);
+	dmapool_dma_t dma;
+	uint64_t handle;
 	struct dmapool_block blk;
 
-	blk.vaddr = vaddr;
-	blk.dma = vaddr ? dma : 0;
+	blk.vaddr = dmapool_alloc_handle(pool, gfp, &dma, &handle);
+	blk.dma = dma;
 	blk.handle = handle;
 	return blk;
 }
