@@ -189,6 +189,12 @@ static inline void dp_state_mark_whole(struct dp_chunk *c, u32 pos)
 	DP_WRITE_ONCE(c->st[pos], DP_READ_ONCE(c->st[pos]) | DP_ST_WHOLE);
 }
 
+/* The same, taking it back (a new chunk in a record that had one). */
+static inline void dp_state_clear_whole(struct dp_chunk *c, u32 pos)
+{
+	DP_WRITE_ONCE(c->st[pos], DP_READ_ONCE(c->st[pos]) & ~DP_ST_WHOLE);
+}
+
 /* Claim @pos for a free by address: true when it was allocated. */
 static inline bool dp_state_claim(struct dp_chunk *c, size_t pos)
 {

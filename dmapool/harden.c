@@ -196,34 +196,64 @@ static void device_report(struct dmapool *pool, struct dp_pending *p,
 	}
 }
 
+static u32 head_bytes(const struct dp_geometry *g)
+{
+	return g->size < DP_POISON_HEAD ? g->size : DP_POISON_HEAD;
+}
+
+/*
+ * Sampled poison's write into the free block @pos at @b (state word @st):
+ * the head, or the whole block and DP_ST_WHOLE for the next allocation.
+ */
+static void sampled_poison(struct dmapool *pool, struct dp_chunk *c, u32 pos,
+			   u32 st, u8 *b)
+{
+	const struct dp_geometry *g = &pool->geo;
+
+	if (dp_harden_sampled_whole(pool, c, pos, st) ||
+	    head_bytes(g) != DP_POISON_HEAD) {
+		/* Whole: sampled, or smaller than the head. */
+		dp_os_memset(b, DP_POISON_BYTE, g->size);
+		dp_state_mark_whole(c, pos);
+	} else {
+		const u64 w = POISON_WORD;
+
+		/* The usual case: two words, no call. */
+		__builtin_memcpy(b, &w, 8);
+		__builtin_memcpy(b + 8, &w, 8);
+	}
+}
+
 void dp_harden_chunk_init(struct dmapool *pool, struct dp_chunk *c)
 {
 	const struct dp_geometry *g = &pool->geo;
 	u8 *base = (u8 *)c->vaddr;
 	u32 pos;
 
-	if (pool->steps & (DP_STEP_POISON | DP_STEP_SAMPLED))
+	if (pool->steps & DP_STEP_POISON)
 		dp_os_memset(base, DP_POISON_BYTE, g->chunk_size);
-	/*
-	 * Every block of a new chunk is poisoned whole: its first allocation
-	 * checks it whole (DP_ST_WHOLE), as it would after a sampled free.
-	 * (The chunk is in the index already: only failing claims, atomic on
-	 * bit 0, can touch its state words, and they leave them as they are.)
-	 */
-	if (pool->steps & DP_STEP_SAMPLED)
-		for (pos = 0; pos < g->nbits; pos++)
-			dp_state_mark_whole(c, pos);
-	if (!(pool->steps & DP_STEP_REDZONE))
-		return;
-	for (pos = 0; pos < g->nbits; pos++)
-		if (dp_geo_valid_position(g, pos))
-			fill_pattern(base + dp_geo_offset(g, pos) + g->size,
-				     pool->redzone, pool->key);
-}
+	for (pos = 0; pos < g->nbits; pos++) {
+		u8 *b = base + dp_geo_offset(g, pos);
 
-static u32 head_bytes(const struct dp_geometry *g)
-{
-	return g->size < DP_POISON_HEAD ? g->size : DP_POISON_HEAD;
+		if (!dp_geo_valid_position(g, pos))
+			continue;
+		/*
+		 * Every block of a new chunk is poisoned as a free would
+		 * poison it, so its first allocation checks what a free
+		 * would have left: the head, and the whole block for one in
+		 * poison_sample (all with 1).  (The chunk is in the index
+		 * already: only failing claims, atomic on bit 0, can touch
+		 * its state words, and they leave them as they are.)
+		 */
+		if (pool->steps & DP_STEP_SAMPLED) {
+			/* A released chunk's last frees may have marked it. */
+			dp_state_clear_whole(c, pos);
+			sampled_poison(pool, c, pos,
+				       DP_READ_ONCE(c->st[pos]), b);
+		}
+		if (pool->steps & DP_STEP_REDZONE)
+			fill_pattern(b + g->size, pool->redzone, pool->key);
+	}
 }
 
 bool dp_harden_free_bytes(struct dmapool *pool, struct dp_chunk *c,
@@ -254,20 +284,8 @@ bool dp_harden_free_bytes(struct dmapool *pool, struct dp_chunk *c,
 	}
 	if (zero || (steps & DP_STEP_SCRUB))
 		dp_os_memset(b, 0, g->size);
-	if (steps & DP_STEP_SAMPLED) {
-		if (dp_harden_sampled_whole(pool, c, pos, st) ||
-		    head_bytes(g) != DP_POISON_HEAD) {
-			/* Whole: sampled, or smaller than the head. */
-			dp_os_memset(b, DP_POISON_BYTE, g->size);
-			dp_state_mark_whole(c, pos);
-		} else {
-			const u64 w = POISON_WORD;
-
-			/* The usual case: two words, no call. */
-			__builtin_memcpy(b, &w, 8);
-			__builtin_memcpy(b + 8, &w, 8);
-		}
-	}
+	if (steps & DP_STEP_SAMPLED)
+		sampled_poison(pool, c, pos, st, b);
 	return bad;
 }
 
