@@ -34,17 +34,6 @@ static DP_NOINLINE DP_COLD void *alloc_null(unsigned int call)
 	return NULL;
 }
 
-void *dp_zero_block(void *vaddr, size_t size)
-{
-	dp_os_memset(vaddr, 0, size);
-	return vaddr;
-}
-
-void dp_fill_block(void *vaddr, int byte, size_t size)
-{
-	dp_os_memset(vaddr, byte, size);
-}
-
 /* ---- contexts ----------------------------------------------------------- */
 
 static struct dp_heap *heap_new(struct dmapool *pool, dmapool_gfp_t gfp)

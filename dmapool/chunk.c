@@ -125,3 +125,15 @@ void dp_full_map_free(const struct dp_geometry *g, u64 *map)
 {
 	dp_os_host_free(map, map_bytes(g) ? map_bytes(g) : 8);
 }
+
+/* Byte work on blocks, out of line (chunk.h says why). */
+void *dp_zero_block(void *vaddr, size_t size)
+{
+	dp_os_memset(vaddr, 0, size);
+	return vaddr;
+}
+
+void dp_fill_block(void *vaddr, int byte, size_t size)
+{
+	dp_os_memset(vaddr, byte, size);
+}

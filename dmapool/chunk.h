@@ -126,4 +126,12 @@ void dp_chunk_drain(const struct dp_geometry *g, struct dmapool_dev *dev,
 u64 *dp_full_map_new(const struct dp_geometry *g);
 void dp_full_map_free(const struct dp_geometry *g, u64 *map);
 
+/*
+ * zalloc's memset, out of line: the fast path's only call, a tail call;
+ * and the same with any byte, for the byte steps of cold callers, where
+ * the compiler would expand an inline memset into a slow rep stosb.
+ */
+void *dp_zero_block(void *vaddr, size_t size);
+void dp_fill_block(void *vaddr, int byte, size_t size);
+
 #endif /* DMAPOOL_CHUNK_H */

@@ -17,9 +17,9 @@
  * poison, scrub), then dispose, by who owns the chunk: the caller's own
  * heap (quarantine or reuse; an emptied chunk released under automatic
  * shrink), the shared heap or an orphan under the pool lock, or another
- * context's heap (published as a remote free, heap.c).  Any failed check
- * sends the free to free_judge(), which says exactly what is wrong; the pool
- * is unchanged (invariant 3).
+ * context's heap (published as a remote free, remote.c).  Any failed check
+ * sends the free to dp_report_bad_free() (reports.c), which says exactly
+ * what is wrong; the pool is unchanged (invariant 3).
  */
 #include "datapath.h"
 
@@ -42,56 +42,6 @@ DP_NOINLINE DP_COLD void dp_free_double(struct dmapool *pool, struct dp_chunk *c
 	p.r.block = vaddr;
 	p.r.block_dma = c->dma + ((uintptr_t)vaddr - c->vaddr);
 	p.r.handle = handle;
-	dp_report_deliver(pool, &p);
-}
-
-/* Why a free by address failed its checks; not pinned, no lock held. */
-static DP_NOINLINE DP_COLD void free_judge(struct dmapool *pool, void *vaddr,
-					   dmapool_dma_t dma)
-{
-	const struct dp_geometry *g = &pool->geo;
-	const uintptr_t va = (uintptr_t)vaddr;
-	struct dp_pending p;
-	struct dp_chunk *c;
-	uintptr_t base;
-	size_t off, seg, in, slot, start;
-	u32 pos;
-
-	dp_rcu_read_lock();
-	c = dp_index_lookup_rcu(&pool->index, va);
-	base = c ? DP_READ_ONCE(c->vaddr) : 0;
-	if (!c || !DP_READ_ONCE(c->live) || va - base >= g->chunk_size) {
-		dp_rcu_read_unlock();
-		dp_report_unknown_address(pool, &p, vaddr, dma);
-		dp_report_deliver(pool, &p);
-		return;
-	}
-	off = va - base;
-	if (!dp_geo_position(g, off, &pos)) {
-		dp_report_fill(pool, &p, DMAPOOL_R_FREE_NOT_BLOCK, vaddr, dma,
-			       "address is inside the pool but not at a block start");
-		seg = g->one_seg ? 0 : off >> g->seg_shift;
-		in = off - (seg << g->seg_shift);
-		slot = in / g->stride;
-		if (slot < g->per_seg) {
-			start = (seg << g->seg_shift) + slot * g->stride;
-			p.r.block = (const void *)(base + start);
-			p.r.block_dma = c->dma + start;
-			p.r.offset = off - start;
-		}
-	} else if (DP_READ_ONCE(c->dma) + off != dma) {
-		dp_report_fill(pool, &p, DMAPOOL_R_FREE_DMA_MISMATCH, vaddr, dma,
-			       "dma address does not belong to this block");
-		p.r.block = vaddr;
-		p.r.block_dma = DP_READ_ONCE(c->dma) + off;
-	} else {
-		/* Checks pass now: the block was not allocated a moment ago. */
-		dp_report_fill(pool, &p, DMAPOOL_R_DOUBLE_FREE, vaddr, dma,
-			       "block is not allocated: already freed (it may be waiting in quarantine or for its owner to take it back)");
-		p.r.block = vaddr;
-		p.r.block_dma = dma;
-	}
-	dp_rcu_read_unlock();
 	dp_report_deliver(pool, &p);
 }
 
@@ -314,7 +264,7 @@ static void free_general(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 	if (DP_UNLIKELY(!c || !DP_READ_ONCE(c->live) ||
 			!dp_block_check(&pool->geo, c, va, dma, &pos))) {
 		dp_rcu_read_unlock();
-		free_judge(pool, vaddr, dma);
+		dp_report_bad_free(pool, vaddr, dma);
 		return;
 	}
 	if (DP_UNLIKELY(!dp_state_claim(c, pos))) {

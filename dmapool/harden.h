@@ -87,15 +87,6 @@ static inline bool dp_harden_alloc_check(struct dmapool *pool,
 #endif
 
 /*
- * (alloc.c) zalloc's memset, out of line: the fast path's only call, a
- * tail call; and the same with any byte, for the byte steps of cold
- * callers, where the compiler would expand an inline memset into a slow
- * rep stosb.
- */
-void *dp_zero_block(void *vaddr, size_t size);
-void dp_fill_block(void *vaddr, int byte, size_t size);
-
-/*
  * Sampled poison: is this block to be poisoned whole at this free?  @st is
  * its state word while free (generation, not allocated).  A keyed mix (two
  * multiply-xorshift rounds): the top 32 bits are below 2^32 / N for one

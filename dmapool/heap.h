@@ -174,7 +174,10 @@ static __always_inline struct dp_mag_ent *dp_heap_mag_pop(struct dp_heap *h)
 	return &h->mag[--h->nmag];
 }
 
-/* Another context's free of a block it claimed: publish it to the owner. */
+/*
+ * Another context's free of a block it claimed: publish it to the owner
+ * (remote.c).
+ */
 void dp_heap_remote_free(struct dp_chunk *c, u32 pos);
 
 /* Release quarantined blocks older than the pool's epoch (all: @all). */

@@ -41,6 +41,11 @@ void dp_report_create(const char *name, dmapool_report_fn sink, void *ctx,
  */
 void dp_report_unknown_address(struct dmapool *pool, struct dp_pending *p,
 			       const void *addr, dmapool_dma_t dma);
+/*
+ * Why a free by address of @vaddr, @dma failed the free's checks: reports
+ * exactly what is wrong (the pool is unchanged).  Not pinned, no lock held.
+ */
+void dp_report_bad_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma);
 
 /* registry.c */
 void dp_registry_add(struct dmapool *pool);

@@ -126,3 +126,52 @@ void dp_report_unknown_address(struct dmapool *pool, struct dp_pending *p,
 			       "address is not inside any chunk of this pool");
 	}
 }
+
+DP_NOINLINE DP_COLD void dp_report_bad_free(struct dmapool *pool,
+					    void *vaddr, dmapool_dma_t dma)
+{
+	const struct dp_geometry *g = &pool->geo;
+	const uintptr_t va = (uintptr_t)vaddr;
+	struct dp_pending p;
+	struct dp_chunk *c;
+	uintptr_t base;
+	size_t off, seg, in, slot, start;
+	u32 pos;
+
+	dp_rcu_read_lock();
+	c = dp_index_lookup_rcu(&pool->index, va);
+	base = c ? DP_READ_ONCE(c->vaddr) : 0;
+	if (!c || !DP_READ_ONCE(c->live) || va - base >= g->chunk_size) {
+		dp_rcu_read_unlock();
+		dp_report_unknown_address(pool, &p, vaddr, dma);
+		dp_report_deliver(pool, &p);
+		return;
+	}
+	off = va - base;
+	if (!dp_geo_position(g, off, &pos)) {
+		dp_report_fill(pool, &p, DMAPOOL_R_FREE_NOT_BLOCK, vaddr, dma,
+			       "address is inside the pool but not at a block start");
+		seg = g->one_seg ? 0 : off >> g->seg_shift;
+		in = off - (seg << g->seg_shift);
+		slot = in / g->stride;
+		if (slot < g->per_seg) {
+			start = (seg << g->seg_shift) + slot * g->stride;
+			p.r.block = (const void *)(base + start);
+			p.r.block_dma = c->dma + start;
+			p.r.offset = off - start;
+		}
+	} else if (DP_READ_ONCE(c->dma) + off != dma) {
+		dp_report_fill(pool, &p, DMAPOOL_R_FREE_DMA_MISMATCH, vaddr, dma,
+			       "dma address does not belong to this block");
+		p.r.block = vaddr;
+		p.r.block_dma = DP_READ_ONCE(c->dma) + off;
+	} else {
+		/* Checks pass now: the block was not allocated a moment ago. */
+		dp_report_fill(pool, &p, DMAPOOL_R_DOUBLE_FREE, vaddr, dma,
+			       "block is not allocated: already freed (it may be waiting in quarantine or for its owner to take it back)");
+		p.r.block = vaddr;
+		p.r.block_dma = dma;
+	}
+	dp_rcu_read_unlock();
+	dp_report_deliver(pool, &p);
+}

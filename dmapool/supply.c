@@ -71,7 +71,7 @@ static struct dp_chunk *take_retired(struct dmapool *pool, bool wait,
 	struct dp_chunk **pp, *c;
 
 	for (pp = &pool->retired; (c = *pp); pp = &c->pnext) {
-		/* Off every remote stack (heap.c), and no reader left. */
+		/* Off every remote stack (remote.c), and no reader left. */
 		if (DP_READ_ONCE(c->rem->queued))
 			continue;
 		if (!dp_rcu_gp_done(c->cookie)) {
