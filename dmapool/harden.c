@@ -16,6 +16,9 @@
  *   blocks will be watched) and kept in the block's state word
  *   (DP_ST_WHOLE, host memory), so the next allocation checks it without
  *   deciding again.
+ *   A new chunk's blocks are poisoned as a free would poison them (the
+ *   head, the whole block for one in N), so a block's first allocation is
+ *   checked like any other.
  *   It catches every device write into the head of a free block (a forged
  *   free-list link) and, over many reuses, a 1-in-N share of writes
  *   anywhere else; it misses a write beyond the head of an unsampled block
@@ -232,6 +235,8 @@ void dp_harden_chunk_init(struct dmapool *pool, struct dp_chunk *c)
 
 	if (pool->steps & DP_STEP_POISON)
 		dp_os_memset(base, DP_POISON_BYTE, g->chunk_size);
+	if (!(pool->steps & (DP_STEP_SAMPLED | DP_STEP_REDZONE)))
+		return;
 	for (pos = 0; pos < g->nbits; pos++) {
 		u8 *b = base + dp_geo_offset(g, pos);
 
