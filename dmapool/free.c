@@ -404,13 +404,15 @@ DP_NOINLINE void dp_free_owner_steps(struct dmapool *pool, struct dp_chunk *c,
 {
 	const u32 steps = pool->steps;
 
-	if (DP_UNLIKELY(steps & (DP_STEP_AUTO_SHRINK | DP_STEP_POISON |
-				 DP_STEP_SCRUB)))
-		goto all;
-	if (steps & (DP_STEP_REDZONE | DP_STEP_SAMPLED)) {
+	/* One test passes quarantine alone and the default pool's magazine. */
+	if (steps & (DP_STEP_AUTO_SHRINK | DP_STEP_POISON | DP_STEP_SCRUB |
+		     DP_STEP_REDZONE | DP_STEP_SAMPLED)) {
 		const struct dp_geometry *g = &pool->geo;
 		u8 *b = (u8 *)(c->vaddr + dp_geo_offset(g, pos));
 
+		if (DP_UNLIKELY(steps & (DP_STEP_AUTO_SHRINK | DP_STEP_POISON |
+					 DP_STEP_SCRUB)))
+			goto all;
 		if ((steps & DP_STEP_REDZONE) &&
 		    (pool->redzone != 16 ||
 		     !dp_harden_redzone_intact(b + g->size, 16, pool->key)))
