@@ -33,7 +33,7 @@ size_t dp_chunk_meta_size(const struct dp_geometry *g)
 	return rem_offset(g) + sizeof(struct dp_remote) + map_bytes(g);
 }
 
-struct dp_chunk *dp_chunk_record_new(const struct dp_geometry *g, u32 id,
+struct dp_chunk *dp_chunk_record_new(const struct dp_geometry *g,
 				     dmapool_gfp_t gfp)
 {
 	struct dp_chunk *c = dp_os_host_zalloc(dp_chunk_meta_size(g), gfp);
@@ -42,7 +42,6 @@ struct dp_chunk *dp_chunk_record_new(const struct dp_geometry *g, u32 id,
 		return NULL;
 	c->st = (u32 *)((char *)c + st_offset(g));
 	c->rem = (struct dp_remote *)((char *)c + rem_offset(g));
-	c->id = id;
 	c->fast_owner = DP_OWNER_NONE;
 	return c;
 }

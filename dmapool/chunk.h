@@ -107,8 +107,11 @@ struct dp_chunk {
 /* Bytes of a record for geometry @g, and where its parts start. */
 size_t dp_chunk_meta_size(const struct dp_geometry *g);
 
-/* A new record for slot @id (not live), zeroed state; NULL when OOM. */
-struct dp_chunk *dp_chunk_record_new(const struct dp_geometry *g, u32 id,
+/*
+ * A new record (not live, no slot id yet: the caller gives it one), zeroed
+ * state; NULL when OOM.
+ */
+struct dp_chunk *dp_chunk_record_new(const struct dp_geometry *g,
 				     dmapool_gfp_t gfp);
 void dp_chunk_record_free(const struct dp_geometry *g, struct dp_chunk *c);
 /*

@@ -102,17 +102,37 @@ static struct dp_chunk *record_get(struct dmapool *pool, dmapool_gfp_t gfp,
 		c = take_retired(pool, true, flags);
 	if (c)
 		return c;
-	if (pool->nslots >= DP_MAX_SLOTS)
+	if (pool->nslots > DP_MAX_SLOTS)
 		return NULL;
-	id = pool->nslots++;
-	if (!slot_room(pool, id, gfp, flags))
-		return NULL;
+	/*
+	 * The record first, its slot once record and table exist: a pool has
+	 * DP_MAX_SLOTS slot ids for its life, and an allocation that fails
+	 * (no host memory, GFP_ATOMIC under pressure) must not use one up.
+	 * The lock is dropped to allocate, so the id is the one free when
+	 * everything is in hand.
+	 */
 	dp_unlock(&pool->lock, *flags);
-	c = dp_chunk_record_new(&pool->geo, id, gfp);
+	c = dp_chunk_record_new(&pool->geo, gfp);
 	*flags = dp_lock(&pool->lock);
-	if (c)
-		DP_RCU_ASSIGN(pool->slot_tab->rec[id], c);
+	if (!c)
+		return NULL;
+	for (;;) {
+		if (pool->nslots > DP_MAX_SLOTS)
+			goto undo;
+		if (pool->nslots < pool->slot_tab->cap)
+			break;
+		if (!slot_room(pool, pool->nslots, gfp, flags))
+			goto undo;
+	}
+	id = pool->nslots++;
+	c->id = id;
+	DP_RCU_ASSIGN(pool->slot_tab->rec[id], c);
 	return c;
+undo:
+	dp_unlock(&pool->lock, *flags);
+	dp_chunk_record_free(&pool->geo, c);
+	*flags = dp_lock(&pool->lock);
+	return NULL;
 }
 
 static void retire(struct dmapool *pool, struct dp_chunk *c)
