@@ -153,8 +153,11 @@ static ALWAYS_INLINE int gen_churn(void *p, struct slot *sl,
 
 /*
  * Producer/consumer: one thread allocates into a ring, another frees what
- * it finds there, so every free is remote.  The producer caches the
- * consumer's index and reads it again only when the ring looks full.
+ * it finds there, so every free is remote.  Both sides move the ring in
+ * batches of PC_BATCH, as a driver rings a doorbell for a batch of
+ * submissions and reaps a batch of completions: the producer publishes its
+ * index once per batch (and before it waits), and caches the consumer's,
+ * read again only when the ring looks full.
  */
 #define PC_RING		256
 #define PC_BATCH	32
@@ -209,6 +212,8 @@ static ALWAYS_INLINE int gen_produce(void *p, struct pc_ring *r,
 	for (k = 0; k < total; k++) {
 		spins = 0;
 		while (k - tail >= PC_RING) {
+			/* What is written is the consumer's before we wait. */
+			__atomic_store_n(&r->head, k, __ATOMIC_RELEASE);
 			tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 			if (k - tail >= PC_RING)
 				pc_wait(&spins);
@@ -217,8 +222,10 @@ static ALWAYS_INLINE int gen_produce(void *p, struct pc_ring *r,
 			ret = -1;
 			break;
 		}
-		__atomic_store_n(&r->head, k + 1, __ATOMIC_RELEASE);
+		if ((k + 1) % PC_BATCH == 0)
+			__atomic_store_n(&r->head, k + 1, __ATOMIC_RELEASE);
 	}
+	__atomic_store_n(&r->head, k, __ATOMIC_RELEASE);
 	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
 	return ret;
 }
