@@ -285,8 +285,9 @@ static void free_general(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
  * (the allocation's release store published them, block.h).  False
  * (nothing changed) when anything fails: the general path judges it.
  */
-static bool free_remote(struct dmapool *pool, struct dp_chunk *c,
-			uintptr_t va, dmapool_dma_t dma, bool zero)
+static __always_inline bool remote_claim(struct dmapool *pool,
+					 struct dp_chunk *c, uintptr_t va,
+					 dmapool_dma_t dma, u32 *posp)
 {
 	const struct dp_geometry *g = &pool->geo;
 	uintptr_t start;
@@ -306,7 +307,42 @@ static bool free_remote(struct dmapool *pool, struct dp_chunk *c,
 			DP_READ_ONCE(c->dma) + (va - start) != dma ||
 			!dp_state_claim_seen(c, pos, s)))
 		return false;
-	free_claimed_other(pool, c, (u32)pos, zero);
+	*posp = (u32)pos;
+	return true;
+}
+
+static bool free_remote(struct dmapool *pool, struct dp_chunk *c,
+			uintptr_t va, dmapool_dma_t dma, bool zero)
+{
+	u32 pos;
+
+	if (!remote_claim(pool, c, va, dma, &pos))
+		return false;
+	free_claimed_other(pool, c, pos, zero);
+	return true;
+}
+
+/*
+ * free_remote() for dmapool_free_bulk(): a block of another thread's heap
+ * with no byte work joins the run (one fetch_or for the blocks of one word
+ * the batch frees in a row); anything else as free_remote().
+ */
+static DP_NOINLINE bool free_remote_run(struct dmapool *pool,
+					struct dp_chunk *c, uintptr_t va,
+					dmapool_dma_t dma, struct dp_remote_run *r)
+{
+	uintptr_t o;
+	u32 pos;
+
+	if (!remote_claim(pool, c, va, dma, &pos))
+		return false;
+	o = DP_READ_ONCE(c->owner);
+	if ((pool->steps & DP_STEPS_FREE_BYTES) || o == DP_OWNER_SHARED ||
+	    o == DP_OWNER_ORPHAN) {
+		free_claimed_steps(pool, c, pos, false);
+		return true;
+	}
+	dp_remote_run_add(r, c, pos);
 	return true;
 }
 
@@ -480,7 +516,8 @@ find_block(const struct dmapool *pool, uintptr_t va, uintptr_t *off,
 }
 
 static __always_inline void
-free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
+free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
+	 struct dp_remote_run *run)
 {
 	const uintptr_t va = (uintptr_t)vaddr;
 	struct dp_chunk *c;
@@ -517,6 +554,10 @@ free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 	return;
 declined:
 	dp_owner_unpin(&pool->owners, pin);
+	/* A bulk free's remote block joins its run (@run: a constant). */
+	if (run && DP_LIKELY(pool->geo.fast_n) &&
+	    free_remote_run(pool, c, va, dma, run))
+		return;
 	/* Another context's block, or wrong: judged again. */
 	free_declined(pool, vaddr, dma, c);
 }
@@ -527,7 +568,7 @@ void dmapool_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 		free_null(vaddr, dma);
 		return;
 	}
-	free_one(pool, vaddr, dma);
+	free_one(pool, vaddr, dma, NULL);
 }
 EXPORT_SYMBOL(dmapool_free);
 
@@ -544,6 +585,7 @@ EXPORT_SYMBOL(dmapool_free_zero);
 void dmapool_free_bulk(struct dmapool *pool, unsigned int n,
 		       void *const *vaddrs, const dmapool_dma_t *dmas)
 {
+	struct dp_remote_run run = { NULL, 0, 0 };
 	unsigned int i;
 
 	if (DP_UNLIKELY(!pool)) {
@@ -552,6 +594,7 @@ void dmapool_free_bulk(struct dmapool *pool, unsigned int n,
 		return;
 	}
 	for (i = 0; i < n; i++)
-		free_one(pool, vaddrs[i], dmas[i]);
+		free_one(pool, vaddrs[i], dmas[i], &run);
+	dp_remote_run_flush(&run);
 }
 EXPORT_SYMBOL(dmapool_free_bulk);

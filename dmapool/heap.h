@@ -179,6 +179,31 @@ static __always_inline struct dp_mag_ent *dp_heap_mag_pop(struct dp_heap *h)
  * (remote.c).
  */
 void dp_heap_remote_free(struct dp_chunk *c, u32 pos);
+/*
+ * A bulk free's remote blocks claimed and not yet published (free.c,
+ * dmapool_free_bulk()): @bits of free-map word @w of @c, published with one
+ * fetch_or when the next block is of another word and before the call
+ * returns.  Until then they are as a single remote free leaves its block
+ * between its claim and its fetch_or, for longer: free for every check, in
+ * no free map.
+ */
+struct dp_remote_run {
+	struct dp_chunk *c;
+	u32 w;
+	u64 bits;
+};
+
+void dp_remote_run_flush(struct dp_remote_run *r);
+
+static inline void dp_remote_run_add(struct dp_remote_run *r,
+				     struct dp_chunk *c, u32 pos)
+{
+	if (r->bits && (r->c != c || r->w != pos / 64))
+		dp_remote_run_flush(r);
+	r->c = c;
+	r->w = pos / 64;
+	r->bits |= (u64)1 << (pos % 64);
+}
 
 /* Release quarantined blocks older than the pool's epoch (all: @all). */
 void dp_heap_quiesce(struct dp_heap *h, bool all,

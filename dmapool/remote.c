@@ -48,10 +48,24 @@ static void queue_on(struct dp_heap *h, struct dp_chunk *c)
 	}
 }
 
-void dp_heap_remote_free(struct dp_chunk *c, u32 pos)
+static void remote_free_word(struct dp_chunk *c, u32 w, u64 bits)
 {
 	struct dp_heap *h = DP_READ_ONCE(c->heap);
 
-	DP_FETCH_OR(&c->rem->words[pos / 64], (u64)1 << (pos % 64));
+	DP_FETCH_OR(&c->rem->words[w], bits);
 	queue_on(h, c);
+}
+
+void dp_heap_remote_free(struct dp_chunk *c, u32 pos)
+{
+	remote_free_word(c, pos / 64, (u64)1 << (pos % 64));
+}
+
+/* A bulk free's run: the blocks of one word at once (heap.h). */
+void dp_remote_run_flush(struct dp_remote_run *r)
+{
+	if (r->bits) {
+		remote_free_word(r->c, r->w, r->bits);
+		r->bits = 0;
+	}
 }

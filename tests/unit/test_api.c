@@ -4,6 +4,7 @@
  * backends.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -349,5 +350,123 @@ Test(api, long_name_is_truncated_not_overflowed)
 	pool = dmapool_create(NULL, dev, 64, 0, 0);
 	cr_assert_not_null(pool);
 	dmapool_destroy(pool);
+	dmapool_dev_put(dev);
+}
+
+/*
+ * Another thread frees with dmapool_free_bulk(): its remote blocks are
+ * published one free-map word at a time (heap.h, struct dp_remote_run).  Runs
+ * in order, runs broken at every block (shuffled), a block twice in one batch (the
+ * second still unpublished when it comes) and a block of an earlier batch
+ * again: each double free reported once, every block back exactly once.
+ */
+#define BULK_N		1024
+#define BULK_BATCH	32
+
+struct bulk_arg {
+	struct dmapool *pool;
+	void **v;
+	dmapool_dma_t *d;
+};
+
+static void *bulk_freer(void *p)
+{
+	struct bulk_arg *a = p;
+	void *v[BULK_BATCH + 1];
+	dmapool_dma_t d[BULK_BATCH + 1];
+	size_t order[BULK_N];
+	uint64_t rng = 11;
+	size_t i, k, n;
+
+	/* The first half in allocation order, the second shuffled. */
+	for (i = 0; i < BULK_N; i++)
+		order[i] = i;
+	for (k = BULK_N - 1; k > BULK_N / 2; k--) {
+		size_t j = BULK_N / 2 + tl_rand(&rng) % (k + 1 - BULK_N / 2);
+		size_t t = order[k];
+
+		order[k] = order[j];
+		order[j] = t;
+	}
+	for (i = 0; i < BULK_N; i += BULK_BATCH) {
+		for (k = 0; k < BULK_BATCH; k++) {
+			v[k] = a->v[order[i + k]];
+			d[k] = a->d[order[i + k]];
+		}
+		n = BULK_BATCH;
+		if (i == 2 * BULK_BATCH) {
+			/* The batch's fifth block again, at its end. */
+			v[n] = v[4];
+			d[n] = d[4];
+			n++;
+		}
+		if (i == 3 * BULK_BATCH) {
+			/* A block of the first batch, long published. */
+			v[n] = a->v[7];
+			d[n] = a->d[7];
+			n++;
+		}
+		dmapool_free_bulk(a->pool, (unsigned int)n, v, d);
+	}
+	return NULL;
+}
+
+static int cmp_ptr(const void *x, const void *y)
+{
+	uintptr_t a = (uintptr_t)*(void *const *)x;
+	uintptr_t b = (uintptr_t)*(void *const *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+Test(api, bulk_remote_frees_come_back_once)
+{
+	struct dmapool_dev *dev = tl_heap();
+	struct dmapool *pool;
+	struct dmapool_stats st;
+	void **v = calloc(BULK_N, sizeof(*v));
+	dmapool_dma_t *d = calloc(BULK_N, sizeof(*d));
+	void **w = calloc(BULK_N, sizeof(*w));
+	struct bulk_arg a;
+	pthread_t t;
+	uint64_t total;
+	size_t i;
+
+	cr_assert(v && d && w);
+	tl_reset();
+	pool = tl_pool(dev, 64, 64, 0);
+	cr_assert_not_null(pool);
+	for (i = 0; i < BULK_N; i++)
+		cr_assert_not_null(v[i] = dmapool_alloc(pool, 0, &d[i]));
+	dmapool_get_stats(pool, &st);
+	total = st.blocks_total;
+	a = (struct bulk_arg){ pool, v, d };
+	cr_assert_eq(pthread_create(&t, NULL, bulk_freer, &a), 0);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	dmapool_get_stats(pool, &st);
+	cr_assert_eq(st.blocks_in_use, 0);
+	cr_assert_eq(tl_count(DMAPOOL_R_DOUBLE_FREE), 2);
+	cr_assert_eq(st.violations, 2);
+	/* Every block comes back, none twice, without growing. */
+	dmapool_quiesce(pool);
+	for (i = 0; i < BULK_N; i++)
+		cr_assert_not_null(v[i] = dmapool_alloc(pool, 0, &d[i]));
+	memcpy(w, v, BULK_N * sizeof(*v));
+	qsort(w, BULK_N, sizeof(*w), cmp_ptr);
+	for (i = 1; i < BULK_N; i++)
+		cr_assert_neq(w[i - 1], w[i], "block %p handed out twice",
+			      w[i]);
+	dmapool_get_stats(pool, &st);
+	cr_assert_leq(st.blocks_total, total + (tl_held_back() ?
+		      tl_held_back() + st.blocks_per_chunk : 0));
+	cr_assert_eq(st.blocks_in_use, BULK_N);
+	dmapool_free_bulk(pool, BULK_N, v, d);
+	dmapool_get_stats(pool, &st);
+	cr_assert_eq(st.blocks_in_use, 0);
+	cr_assert_eq(st.violations, 2);
+	dmapool_destroy(pool);
+	free(w);
+	free(v);
+	free(d);
 	dmapool_dev_put(dev);
 }

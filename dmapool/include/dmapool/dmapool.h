@@ -231,7 +231,9 @@ DMAPOOL_API unsigned int dmapool_alloc_bulk(struct dmapool *pool,
  * @dmas: their bus addresses, in the same order
  *
  * Each entry is validated like dmapool_free(): a bad one is reported and
- * skipped, the others are freed.
+ * skipped, the others are freed. Blocks another thread allocated go back
+ * to it with one atomic operation per run of neighbours in the batch (the
+ * same 64-block word of a chunk), all before the call returns.
  *
  * Context: As dmapool_free().
  */
