@@ -124,6 +124,8 @@ void pc_ring_reset(struct pc_ring *r);
 /* Allocate @total blocks into the ring / free @total from it: 0 or -1. */
 int wl_produce(struct spool *sp, struct pc_ring *r, size_t total);
 int wl_consume(struct spool *sp, struct pc_ring *r, size_t total);
+/* The same reaping each batch with dmapool_free_bulk() (dmapool only). */
+int wl_consume_bulk(struct spool *sp, struct pc_ring *r, size_t total);
 /* The control: as many steps of register-only work as @n * @rounds pairs. */
 uint64_t wl_compute(size_t n, unsigned int rounds);
 /* One allocation or free, untimed paths only. */

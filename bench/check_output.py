@@ -139,7 +139,9 @@ def main():
     for case in ("1 thread", "2 threads", "4 threads"):
         check(cell("threads", case, "compute-loop", "ns_per_pair")
               is not None, f"missing threads {case} compute-loop")
-    for case in ("1 thr bulk32", "2 thr bulk32"):
+    check(cell("threads-scaling", "prod/cons bulk", "dmapool", "scaling")
+          is not None, "missing threads-scaling prod/cons bulk dmapool")
+    for case in ("1 thr bulk32", "2 thr bulk32", "prod/cons bulk"):
         check(cell("threads", case, "dmapool", "ns_per_pair") is not None,
               f"missing threads {case} dmapool")
         check(cell("threads", case, BASE, "ns_per_pair") is None,

@@ -364,7 +364,9 @@ static void churn_workload(struct ctx *x, struct table *t)
 #define THR_MAX		4
 #define BULK_BATCH	32
 
-enum thr_mode { TM_ROUNDS, TM_BULK, TM_COMPUTE, TM_PRODUCE, TM_CONSUME };
+enum thr_mode {
+	TM_ROUNDS, TM_BULK, TM_COMPUTE, TM_PRODUCE, TM_CONSUME, TM_CONSUME_BULK
+};
 
 struct thr {
 	enum thr_mode mode;
@@ -403,6 +405,9 @@ static void *thread_main(void *arg)
 	case TM_CONSUME:
 		t->ret = wl_consume(t->sp, t->ring, t->n * t->rounds);
 		break;
+	case TM_CONSUME_BULK:
+		t->ret = wl_consume_bulk(t->sp, t->ring, t->n * t->rounds);
+		break;
 	}
 	t->t1 = wall_ns();
 	return NULL;
@@ -416,14 +421,14 @@ struct thr_bufs {
 };
 
 /* The threads table's columns, in order. */
-enum { TC_1, TC_2, TC_4, TC_PC, TC_BULK1, TC_BULK2, TC_N };
+enum { TC_1, TC_2, TC_4, TC_PC, TC_BULK1, TC_BULK2, TC_PCB, TC_N };
 static const char *const thr_cols[TC_N] = {
 	"1 thread", "2 threads", "4 threads", "prod/cons", "1 thr bulk32",
-	"2 thr bulk32",
+	"2 thr bulk32", "prod/cons bulk",
 };
 
 /* Threads at each column; the compute loop and linux-6.12 stand in. */
-static const unsigned int nthr_of[TC_N] = { 1, 2, 4, 2, 1, 2 };
+static const unsigned int nthr_of[TC_N] = { 1, 2, 4, 2, 1, 2, 2 };
 
 struct thr_arg {
 	struct thr_bufs *b;
@@ -459,6 +464,8 @@ static double run_threads(struct ctx *x, const struct subject *s, void *arg)
 
 		t[i] = (struct thr){
 			.mode = tc == TC_PC ? (i ? TM_CONSUME : TM_PRODUCE) :
+				tc == TC_PCB ? (i ? TM_CONSUME_BULK :
+						    TM_PRODUCE) :
 				s->kind == K_CTRL ? TM_COMPUTE :
 				tc >= TC_BULK1 ? TM_BULK : TM_ROUNDS,
 			.sp = &sp, .sl = b->sl + i * n, .v = b->v + i * n,
@@ -494,7 +501,8 @@ static double run_threads(struct ctx *x, const struct subject *s, void *arg)
 		return NAN;
 	/* The producer/consumer pair moves n * rounds blocks in all. */
 	return (double)(t1 - t0) /
-	       ((double)n * x->cfg->thr_rounds * (tc == TC_PC ? 1 : nthr));
+	       ((double)n * x->cfg->thr_rounds *
+		(tc == TC_PC || tc == TC_PCB ? 1 : nthr));
 }
 
 /*
@@ -526,7 +534,8 @@ static void threads_rep(struct ctx *x, struct table *t, struct thr_bufs *b,
 			struct cell *cl = &t->c[r][c];
 			struct thr_arg sa = { b, c };
 			struct thr_arg ba = { b, c == TC_BULK1 ? TC_1 :
-						 c == TC_BULK2 ? TC_2 : c };
+						 c == TC_BULK2 ? TC_2 :
+						 c == TC_PCB ? TC_PC : c };
 			struct thr_arg ca = { b, nthr_of[c] == 1 ? TC_1 :
 						 nthr_of[c] == 2 ? TC_2 : TC_4 };
 
@@ -595,6 +604,7 @@ static void scaling_table(const struct table *thr, struct table *t)
 		{ "4 threads", TC_1, TC_4, true },
 		{ "prod/cons", TC_1, TC_PC, false },
 		{ "2 thr bulk32", TC_BULK1, TC_BULK2, true },
+		{ "prod/cons bulk", TC_1, TC_PCB, false },
 	};
 	unsigned int r, k, i;
 
@@ -767,7 +777,7 @@ static void run_workloads(struct ctx *x, struct table **tabs,
 				   TS_PAIRED);
 		threads_workload(x, t);
 		snprintf(t->note, sizeof(t->note),
-			 "prod/cons: one thread allocates, another frees every block (all frees remote); bulk32: dmapool_alloc_bulk/free_bulk, 32 a call");
+			 "prod/cons: one thread allocates, another frees every block (all frees remote); bulk32: dmapool_alloc_bulk/free_bulk, 32 a call; prod/cons bulk: its consumer frees each batch with free_bulk");
 		t2 = workload_table(tabs, ntabs, "threads-scaling",
 				    "threads-scaling: throughput with n threads / with 1 thread, per repetition",
 				    "scaling",
@@ -775,7 +785,7 @@ static void run_workloads(struct ctx *x, struct table **tabs,
 				    TS_SCALING);
 		scaling_table(t, t2);
 		snprintf(t2->note, sizeof(t2->note),
-			 "prod/cons: the pair's throughput / one thread doing both (1 thread column)");
+			 "prod/cons (bulk): the pair's throughput / one thread doing both with single calls (1 thread column)");
 	}
 	if (cfg->workloads & WL_MEMORY) {
 		t = workload_table(tabs, ntabs, "memory",

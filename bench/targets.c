@@ -436,6 +436,10 @@ static void threads_targets(struct report *rp, const struct run_tabs *rt)
 		 * The ring alone (no pool) bounds any pool's pair here: one
 		 * thread's ns per pair over the ring's ns per block.
 		 */
+		const struct cell *bulk = table_cell(sc, DEFAULT_SUBJECT,
+						     "prod/cons bulk");
+		size_t len;
+
 		if (one && ring && ring->n && isfinite(ring->value))
 			snprintf(j.measured, sizeof(j.measured),
 				 "%.2fx (%.2f-%.2f); the ring alone %.1f ns: at most %.2fx",
@@ -444,6 +448,11 @@ static void threads_targets(struct report *rp, const struct run_tabs *rt)
 		else
 			snprintf(j.measured, sizeof(j.measured),
 				 "%.2fx (%.2f-%.2f)", c->value, c->min, c->max);
+		/* Reported beside it: the consumer freeing with free_bulk. */
+		len = strlen(j.measured);
+		if (bulk && bulk->n && isfinite(bulk->value))
+			snprintf(j.measured + len, sizeof(j.measured) - len,
+				 "; bulk consumer %.2fx", bulk->value);
 		j.v = judge(c->value, j.limit, false);
 	}
 	emit(rp, &j);

@@ -236,7 +236,7 @@ static ALWAYS_INLINE int gen_produce(void *p, struct pc_ring *r,
  * one tail update per batch rather than per block.
  */
 static ALWAYS_INLINE int gen_consume(void *p, struct pc_ring *r,
-				     size_t total, free_fn F)
+				     size_t total, free_fn F, bool bulk)
 {
 	size_t k = 0, head;
 	unsigned int spins;
@@ -256,6 +256,22 @@ static ALWAYS_INLINE int gen_consume(void *p, struct pc_ring *r,
 		}
 		if (head == k)
 			return -1;	/* the producer failed */
+		if (bulk) {
+			/* dmapool only: each reaped batch in one call. */
+			while (k < head) {
+				void *v[PC_BATCH];
+				dmapool_dma_t d[PC_BATCH];
+				unsigned int j, n = head - k < PC_BATCH ?
+						    (unsigned int)(head - k) :
+						    PC_BATCH;
+
+				for (j = 0; j < n; j++, k++) {
+					v[j] = r->s[k % PC_RING].vaddr;
+					d[j] = r->s[k % PC_RING].dma;
+				}
+				dmapool_free_bulk(p, n, v, d);
+			}
+		}
 		for (; k < head; k++)
 			F(p, &r->s[k % PC_RING]);
 		__atomic_store_n(&r->tail, k, __ATOMIC_RELEASE);
@@ -283,7 +299,7 @@ static int produce_##tag(void *p, struct pc_ring *r, size_t total)	\
 }									\
 static int consume_##tag(void *p, struct pc_ring *r, size_t total)	\
 {									\
-	return gen_consume(p, r, total, tag##_f);			\
+	return gen_consume(p, r, total, tag##_f, false);		\
 }
 
 INSTANTIATE(l612)
@@ -417,6 +433,13 @@ int wl_produce(struct spool *sp, struct pc_ring *r, size_t total)
 int wl_consume(struct spool *sp, struct pc_ring *r, size_t total)
 {
 	return impls[sp->s->kind].consume(sp->p, r, total);
+}
+
+int wl_consume_bulk(struct spool *sp, struct pc_ring *r, size_t total)
+{
+	if (sp->s->kind != K_DP)
+		return -1;
+	return gen_consume(sp->p, r, total, dp_f, true);
 }
 
 bool wl_alloc_one(struct spool *sp, struct slot *s)
