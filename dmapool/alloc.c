@@ -10,9 +10,10 @@
  * chunks on a list the fast path does not look at, so it costs them one
  * failed test.
  *
- * The slow path, in order: enter the heap (create one, or adopt a heap an
- * exited thread left; a context that cannot have one uses the shared heap
- * under the pool lock), take a block (first free, or random), else refill
+ * The slow path, in order: enter the heap (context.c: create one, or adopt
+ * a heap an exited thread left; a context that cannot have one uses the
+ * shared heap under the pool lock), take a block (first free, or random),
+ * else refill
  * (quarantined blocks whose epoch passed, blocks other contexts freed,
  * kept empty chunks), else grow (supply.c, with nothing pinned or locked),
  * then the alloc-side byte check (poison) once the block is the caller's.
@@ -32,123 +33,6 @@ static DP_NOINLINE DP_COLD void *alloc_null(unsigned int call)
 {
 	dp_report_global(DMAPOOL_R_NULL_POOL, NULL, 0, null_pool_call[call]);
 	return NULL;
-}
-
-/* ---- contexts ----------------------------------------------------------- */
-
-static struct dp_heap *heap_new(struct dmapool *pool, dmapool_gfp_t gfp)
-{
-	struct dp_heap *h = dp_os_host_zalloc(sizeof(*h), gfp);
-
-	if (!h)
-		return NULL;
-	dp_heap_init(h, pool, DP_OWNER_ORPHAN);
-	if (dp_heap_ring_alloc(h, gfp)) {
-		dp_os_host_free(h, sizeof(*h));
-		return NULL;
-	}
-	return h;
-}
-
-/* An orphan, made this context's; pinned, lock not held. */
-static struct dp_heap *adopt(struct dmapool *pool, uintptr_t tok)
-{
-	struct dp_heap *h;
-	unsigned long flags;
-
-	if (!DP_READ_ONCE(pool->orphans))
-		return NULL;
-	flags = dp_lock(&pool->lock);
-	h = pool->orphans;
-	if (h) {
-		DP_WRITE_ONCE(pool->orphans, h->onext);
-		h->onext = NULL;
-		dp_heap_set_owner(h, tok, NULL);
-	}
-	dp_unlock(&pool->lock, flags);
-	return h;
-}
-
-/*
- * @h (linked in the pool) goes to the orphans: the pool lock owns it now,
- * and frees of its blocks take that lock instead of the remote path.  What
- * other contexts freed to it until now comes back first.
- */
-static void orphan(struct dmapool *pool, struct dp_heap *h)
-{
-	struct dp_chunk *release = NULL;
-	unsigned long flags = dp_lock(&pool->lock);
-
-	dp_heap_set_owner(h, DP_OWNER_ORPHAN, &release);
-	dp_heap_refill(h, &release);
-	h->onext = pool->orphans;
-	DP_WRITE_ONCE(pool->orphans, h);
-	dp_unlock(&pool->lock, flags);
-	dp_supply_release(pool, release, true);
-}
-
-void dp_heap_orphan(void *heap, void *arg)
-{
-	orphan(arg, heap);
-}
-
-/* This context has no heap in @pool: find or make one; pinned on return. */
-static struct dp_heap *heap_create(struct dmapool *pool, dmapool_gfp_t gfp,
-				   struct dp_ctx *x)
-{
-	struct dp_heap *h = adopt(pool, x->tok), *fresh;
-	unsigned long flags;
-
-	if (!h) {
-		dp_owner_unpin(&pool->owners, x->pin);
-		fresh = heap_new(pool, gfp);
-		x->tok = dp_owner_pin(&pool->owners, &x->pin);
-		/* Another CPU now, or an interrupt made one meanwhile. */
-		h = dp_owner_heap(&pool->owners);
-		if (h || !fresh) {
-			if (fresh) {
-				dp_heap_ring_free(fresh);
-				dp_os_host_free(fresh, sizeof(*fresh));
-			}
-			return h;
-		}
-		h = fresh;
-		flags = dp_lock(&pool->lock);
-		h->pnext = pool->heaps;
-		pool->heaps = h;
-		dp_heap_set_owner(h, x->tok, NULL);
-		dp_unlock(&pool->lock, flags);
-	}
-	if (!dp_owner_set_heap(&pool->owners, h)) {
-		orphan(pool, h);
-		return NULL;
-	}
-	return h;
-}
-
-void dp_ctx_enter(struct dmapool *pool, dmapool_gfp_t gfp, struct dp_ctx *x)
-{
-	x->locked = false;
-	x->tok = dp_owner_pin(&pool->owners, &x->pin);
-	if (!(pool->steps & DP_STEP_SHARED)) {
-		x->h = dp_owner_heap(&pool->owners);
-		if (!x->h)
-			x->h = heap_create(pool, gfp, x);
-		if (x->h)
-			return;
-	}
-	dp_owner_unpin(&pool->owners, x->pin);
-	x->flags = dp_lock(&pool->lock);
-	x->locked = true;
-	x->h = &pool->shared;
-}
-
-void dp_ctx_exit(struct dmapool *pool, struct dp_ctx *x)
-{
-	if (x->locked)
-		dp_unlock(&pool->lock, x->flags);
-	else
-		dp_owner_unpin(&pool->owners, x->pin);
 }
 
 /* ---- the slow path ------------------------------------------------------ */
@@ -261,31 +145,34 @@ static DP_NOINLINE DP_COLD void *alloc_checked(struct dmapool *pool,
 
 /*
  * A block just allocated in a pool whose allocations have byte steps
- * (poison checks), @before and @st its state word while free and now, at
- * @off (nothing pinned): the sampled poison's usual case (an intact 16-byte
+ * (poison checks), @before and @st its state word while free and now
+ * (nothing pinned): the sampled poison's usual case (an intact 16-byte
  * head, not one of the blocks checked whole) here, with no stack frame; a
  * whole check or a report in alloc_checked().
  */
 static __always_inline void *stepped_out(struct dmapool *pool,
 					 struct dp_chunk *c, u32 pos,
-					 size_t off, u32 before, u32 st,
-					 dmapool_gfp_t gfp, dmapool_dma_t *dma,
-					 u64 *handle)
+					 u32 before, u32 st, dmapool_gfp_t gfp,
+					 dmapool_dma_t *dma, u64 *handle,
+					 const bool want_handle)
 {
-	const u8 *b = (const u8 *)(c->vaddr + off);
+	const u8 *b;
+	size_t off;
 	u64 x, y;
 
-	/* A poison pool's check, or one of a small block, is whole anyway. */
-	if ((pool->steps & DP_STEP_POISON) || pool->geo.size < DP_POISON_HEAD)
-		return alloc_checked(pool, c, pos, gfp, dma, handle);
-	if (before & DP_ST_WHOLE)
-		return alloc_checked(pool, c, pos | CHECKED_WHOLE, gfp, dma,
-				     handle);
+	/* Whole, or a pool that checks more (poison, small, segmented). */
+	if (DP_UNLIKELY(!pool->alloc_head || (before & DP_ST_WHOLE)))
+		return alloc_checked(pool, c, pos | (before & DP_ST_WHOLE ?
+						     CHECKED_WHOLE : 0),
+				     gfp, dma, handle);
+	/* alloc_head: one-segment chunks. */
+	off = (size_t)pos * pool->geo.stride;
+	b = (const u8 *)(c->vaddr + off);
 	__builtin_memcpy(&x, b, 8);
 	__builtin_memcpy(&y, b + 8, 8);
 	if (DP_UNLIKELY((x ^ DP_POISON_WORD) | (y ^ DP_POISON_WORD)))
 		return alloc_checked(pool, c, pos, gfp, dma, handle);
-	if (handle)
+	if (want_handle)
 		*handle = dp_handle_make(c->id, pos, st);
 	return dp_hand_out_at(pool, c, off, gfp, dma);
 }
@@ -293,21 +180,33 @@ static __always_inline void *stepped_out(struct dmapool *pool,
 /*
  * Pools whose allocations have byte steps but take blocks in the fast
  * path's order: the heap's stepped staged word (heap.h), then the check
- * once the block is the caller's (stepped_out()).  Pinned on entry.
+ * once the block is the caller's (stepped_take()).  Pinned on entry.
+ * @handle is not NULL; alloc_stepped_addr() is the same without one.
  */
 static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
 				       struct dp_heap *h, dmapool_gfp_t gfp,
 				       dmapool_dma_t *dma, u64 *handle,
 				       unsigned long pin);
+static DP_NOINLINE void *alloc_stepped_addr(struct dmapool *pool,
+					    struct dp_heap *h,
+					    dmapool_gfp_t gfp,
+					    dmapool_dma_t *dma,
+					    unsigned long pin);
 
 static DP_NOINLINE void *alloc_random(struct dmapool *pool,
 				      struct dp_heap *h, dmapool_gfp_t gfp,
 				      dmapool_dma_t *dma, u64 *handle,
 				      unsigned long pin);
 
+static DP_NOINLINE void *alloc_mag(struct dmapool *pool, struct dp_heap *h,
+				   dmapool_gfp_t gfp, dmapool_dma_t *dma,
+				   u64 *handle, unsigned long pin);
+
 /*
  * The staged word of alloc_stepped or alloc_random ran dry, or a random
- * run ended (pinned): the next word, or the slow path.
+ * run ended, or the context has no heap yet (pinned): the magazine's
+ * blocks (a stepped pool takes them when its word runs dry), the next
+ * word, or the slow path.
  */
 static DP_NOINLINE DP_COLD void *alloc_restage_staged(struct dmapool *pool,
 						      struct dp_heap *h,
@@ -316,20 +215,25 @@ static DP_NOINLINE DP_COLD void *alloc_restage_staged(struct dmapool *pool,
 						      u64 *handle,
 						      unsigned long pin)
 {
-	if (!(pool->alloc_random ? dp_heap_restage_random(h) :
+	if (h != &dp_heap_none && h->nmag)
+		return alloc_mag(pool, h, gfp, dma, handle, pin);
+	if (h == &dp_heap_none ||
+	    !(pool->alloc_random ? dp_heap_restage_random(h) :
 				   dp_heap_restage_stepped(h))) {
 		dp_owner_unpin(&pool->owners, pin);
 		return dp_alloc_slow(pool, gfp, dma, handle);
 	}
 	if (pool->alloc_random)
 		return alloc_random(pool, h, gfp, dma, handle, pin);
+	if (!handle)
+		return alloc_stepped_addr(pool, h, gfp, dma, pin);
 	return alloc_stepped(pool, h, gfp, dma, handle, pin);
 }
 
-static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
-				       struct dp_heap *h, dmapool_gfp_t gfp,
-				       dmapool_dma_t *dma, u64 *handle,
-				       unsigned long pin)
+static __always_inline void *
+stepped_take(struct dmapool *pool, struct dp_heap *h, dmapool_gfp_t gfp,
+	     dmapool_dma_t *dma, u64 *handle, unsigned long pin,
+	     const bool want_handle)
 {
 	struct dp_chunk *c;
 	u64 *wp = h->swp, word = *wp;
@@ -344,8 +248,26 @@ static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
 	before = DP_READ_ONCE(c->st[pos]);
 	st = dp_state_alloc_clear(c, pos, before);
 	dp_owner_unpin(&pool->owners, pin);
-	return stepped_out(pool, c, pos, dp_geo_offset(&pool->geo, pos),
-			   before, st, gfp, dma, handle);
+	return stepped_out(pool, c, pos, before, st, gfp, dma, handle,
+			   want_handle);
+}
+
+static DP_NOINLINE void *alloc_stepped(struct dmapool *pool,
+				       struct dp_heap *h, dmapool_gfp_t gfp,
+				       dmapool_dma_t *dma, u64 *handle,
+				       unsigned long pin)
+{
+	return stepped_take(pool, h, gfp, dma, handle, pin, true);
+}
+
+/* The same for an allocation by address (no handle). */
+static DP_NOINLINE void *alloc_stepped_addr(struct dmapool *pool,
+					    struct dp_heap *h,
+					    dmapool_gfp_t gfp,
+					    dmapool_dma_t *dma,
+					    unsigned long pin)
+{
+	return stepped_take(pool, h, gfp, dma, NULL, pin, false);
 }
 
 /*
@@ -397,8 +319,8 @@ static DP_NOINLINE void *alloc_mag(struct dmapool *pool, struct dp_heap *h,
 		before = DP_READ_ONCE(c->st[pos]);
 		st = dp_state_alloc_clear(c, pos, before);
 		dp_owner_unpin(&pool->owners, pin);
-		return stepped_out(pool, c, pos, off, before, st, gfp, dma,
-				   handle);
+		return stepped_out(pool, c, pos, before, st, gfp, dma, handle,
+				   !!handle);
 	}
 	st = dp_state_alloc(c, pos);
 	dp_owner_unpin(&pool->owners, pin);
@@ -444,12 +366,11 @@ static DP_NOINLINE DP_COLD void *alloc_restage_word(struct dmapool *pool,
 }
 
 /*
- * The fast path found its staged word empty (pinned): no heap yet, blocks
- * on the magazine, a pool with alloc-side steps or random placement (whose
- * fast-path word is always empty: this runs on each of its allocations), or
- * the word used up.  Only
- * tests and tail calls, so the fast path needs no saved registers and a
- * stepped pool's allocation no stack frame on the way.
+ * The fast path found its staged word empty (pinned), in a pool without
+ * alloc-side byte steps: no heap yet, blocks on the magazine, a random
+ * pool (whose fast-path word is always empty: this runs on each of its
+ * allocations), or the word used up.  Only tests and tail calls, so the
+ * fast path needs no saved registers.
  */
 static DP_NOINLINE void *alloc_restage(struct dmapool *pool,
 				       struct dp_heap *h, dmapool_gfp_t gfp,
@@ -460,8 +381,6 @@ static DP_NOINLINE void *alloc_restage(struct dmapool *pool,
 		return alloc_unpin_slow(pool, gfp, dma, handle, pin);
 	if (h->nmag)
 		return alloc_mag(pool, h, gfp, dma, handle, pin);
-	if (pool->alloc_stepped)
-		return alloc_stepped(pool, h, gfp, dma, handle, pin);
 	if (pool->alloc_random)
 		return alloc_random(pool, h, gfp, dma, handle, pin);
 	return alloc_restage_word(pool, h, gfp, dma, handle, pin);
@@ -491,8 +410,14 @@ alloc_one(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
 	h = dp_owner_heap_fast(&pool->owners);
 	wp = h->wp;
 	word = *wp;
-	if (DP_UNLIKELY(!word))
+	if (DP_UNLIKELY(!word)) {
+		/* Stepped pools: their own staged word (dp_heap_none's is 0). */
+		if (pool->alloc_stepped && !want_handle)
+			return alloc_stepped_addr(pool, h, gfp, dma, pin);
+		if (pool->alloc_stepped)
+			return alloc_stepped(pool, h, gfp, dma, handle, pin);
 		return alloc_restage(pool, h, gfp, dma, handle, pin);
+	}
 	*wp = word & (word - 1);
 	pos = h->base + dp_os_ctz64(word);
 	c = h->cur;

@@ -65,6 +65,32 @@ static __always_inline bool dp_reuse(const struct dmapool *pool,
 	return dp_block_put(c, pos);
 }
 
+/*
+ * Sampled poison, a free by @c's owner (pinned): is this block poisoned
+ * whole?  (Always false in other pools.)
+ */
+static __always_inline bool dp_owner_sample(const struct dmapool *pool,
+					    struct dp_chunk *c)
+{
+	return (pool->steps & DP_STEP_SAMPLED) && dp_heap_sample_whole(c->heap);
+}
+
+/*
+ * owner.c: the steps of a free of the caller's own claimed block @pos of
+ * @c (pinned): byte work, then quarantine or reuse.  Unpins.
+ */
+void dp_owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos,
+		    bool zero, unsigned long pin);
+/*
+ * The owner's free of @pos in its chunk @c, checked and claimed by a fast
+ * path (pinned): the same, the common cases with no stack frame.
+ */
+void dp_free_owner_steps(struct dmapool *pool, struct dp_chunk *c,
+			 size_t pos, unsigned long pin);
+/* A full chunk got a block back (pinned): on its heap's list again; unpins. */
+void dp_relist_unpin(struct dmapool *pool, struct dp_chunk *c,
+		     unsigned long pin);
+
 /* free.c: a free by address that is not the fast path (@zero: free_zero). */
 void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 		  bool zero);
@@ -74,12 +100,6 @@ void dp_free_slow(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
  */
 void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, u32 pos,
 		     bool zero);
-/*
- * The owner's free of @pos in its chunk @c, checked and claimed by a fast
- * path (pinned): the steps, then reuse; unpins.
- */
-void dp_free_owner_steps(struct dmapool *pool, struct dp_chunk *c,
-			 size_t pos, unsigned long pin);
 /* A free whose claim failed: the block is not allocated. */
 void dp_free_double(struct dmapool *pool, struct dp_chunk *c, void *vaddr,
 		    dmapool_dma_t dma, u64 handle);

@@ -16,10 +16,10 @@
  * switch on, in order: byte work (redzone check, zero, poison or sampled
  * poison, scrub), then dispose, by who owns the chunk: the caller's own
  * heap (quarantine or reuse; an emptied chunk released under automatic
- * shrink), the shared heap or an orphan under the pool lock, or another
- * context's heap (published as a remote free, remote.c).  Any failed check
- * sends the free to dp_report_bad_free() (reports.c), which says exactly
- * what is wrong; the pool is unchanged (invariant 3).
+ * shrink: owner.c), the shared heap or an orphan under the pool lock, or
+ * another context's heap (published as a remote free, remote.c).  Any
+ * failed check sends the free to dp_report_bad_free() (reports.c), which
+ * says exactly what is wrong; the pool is unchanged (invariant 3).
  */
 #include "datapath.h"
 
@@ -68,99 +68,6 @@ static void give_other(struct dmapool *pool, struct dp_chunk *c, u32 pos,
 	dp_heap_remote_free(c, pos);
 }
 
-/*
- * The steps of a free of a block of the caller's own chunk, claimed, pinned,
- * when the byte work has something to report: byte work, then quarantine
- * or reuse (and a release automatic shrink asks for).  Unpins.
- */
-static DP_NOINLINE DP_COLD void owner_steps_reported(struct dmapool *pool,
-						     struct dp_chunk *c, u32 pos,
-						     bool zero, unsigned long pin)
-{
-	struct dp_chunk *release = NULL;
-	struct dp_pending rep;
-	bool bad;
-
-	bad = dp_harden_free_bytes(pool, c, pos, DP_READ_ONCE(c->st[pos]),
-				   zero, &rep);
-	dp_heap_give(c->heap, c, pos, &release);
-	dp_owner_unpin(&pool->owners, pin);
-	if (release)
-		dp_supply_release(pool, release, true);
-	if (bad)
-		dp_report_deliver(pool, &rep);
-}
-
-/*
- * Quarantine's steady state, inline: the ring is full and its oldest block
- * still waits for a quiesce, so the oldest is pushed out (forced, counted)
- * and the new block takes its slot.  *@c, *@pos: the block that goes back
- * (true), or unchanged (false: dp_heap_give() does the rest).
- */
-static __always_inline bool
-quarantine_swap(struct dmapool *pool, struct dp_heap *h, struct dp_chunk **c,
-		size_t *pos)
-{
-	struct dp_quarantine *q = &h->q;
-	const u32 now = DP_READ_ONCE(pool->qepoch);
-	struct dp_qent *e = &q->ring[q->head];
-	struct dp_chunk *oc;
-	u32 op;
-
-	if (q->count != q->max || (int32_t)(e->epoch - now) < 0)
-		return false;
-	oc = e->c;
-	e->c = *c;
-	*c = oc;
-	op = e->pos;
-	e->pos = (u32)*pos;
-	*pos = op;
-	e->epoch = now;
-	if (++q->head == q->max)
-		q->head = 0;
-	DP_WRITE_ONCE(q->forced, q->forced + 1);
-	return true;
-}
-
-/*
- * The steps of a free of a block of the caller's own chunk, claimed, pinned:
- * byte work, then quarantine or reuse (and a release automatic shrink asks
- * for).  Unpins.  The common cases inline; a report, automatic shrink and
- * quarantine's other cases in heap.c.
- */
-static __always_inline void
-owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos, bool zero,
-	    unsigned long pin)
-{
-	const u32 steps = pool->steps;
-	struct dp_chunk *release = NULL;
-
-	if (DP_UNLIKELY((steps & DP_STEPS_FREE_BYTES) || zero) &&
-	    DP_UNLIKELY(!dp_harden_free_quick(pool, c, (u32)pos,
-					      DP_READ_ONCE(c->st[pos]),
-					      zero))) {
-		owner_steps_reported(pool, c, (u32)pos, zero, pin);
-		return;
-	}
-	if (steps & (DP_STEP_QUARANTINE | DP_STEP_AUTO_SHRINK)) {
-		if ((steps & DP_STEP_AUTO_SHRINK) ||
-		    !quarantine_swap(pool, c->heap, &c, &pos)) {
-			dp_heap_give(c->heap, c, (u32)pos, &release);
-			dp_owner_unpin(&pool->owners, pin);
-			if (DP_UNLIKELY(release))
-				dp_supply_release(pool, release, true);
-			return;
-		}
-	}
-	/*
-	 * Reuse (no automatic shrink here): the magazine, or the bit back as
-	 * the fast path does, and a chunk that was full listed again.
-	 */
-	if (DP_UNLIKELY(dp_reuse(pool, c, pos)))
-		dp_heap_relist(c->heap, c);
-	dp_owner_unpin(&pool->owners, pin);
-}
-
 /* free_claimed_other() with byte work, or for the pool lock's heaps. */
 static DP_NOINLINE void free_claimed_steps(struct dmapool *pool,
 					   struct dp_chunk *c, u32 pos,
@@ -172,8 +79,8 @@ static DP_NOINLINE void free_claimed_steps(struct dmapool *pool,
 
 	if ((pool->steps & DP_STEPS_FREE_BYTES) || zero)
 		bad = dp_harden_free_bytes(pool, c, pos,
-					   DP_READ_ONCE(c->st[pos]), zero,
-					   &rep);
+					   dp_harden_sample_now(pool, c, pos),
+					   zero, &rep);
 	/* Ours by now (an orphan adopted)?  Then our own remote list. */
 	give_other(pool, c, pos, &release);
 	if (release)
@@ -206,7 +113,7 @@ void dp_free_claimed(struct dmapool *pool, struct dp_chunk *c, u32 pos,
 
 	tok = dp_owner_pin(&pool->owners, &pin);
 	if (DP_READ_ONCE(c->owner) == tok) {
-		owner_steps(pool, c, pos, zero, pin);
+		dp_owner_steps(pool, c, pos, zero, pin);
 		return;
 	}
 	dp_owner_unpin(&pool->owners, pin);
@@ -243,7 +150,7 @@ free_owned(struct dmapool *pool, struct dp_chunk *c,
 	}
 	if (DP_UNLIKELY(!dp_state_claim(c, pos)))
 		goto no;
-	owner_steps(pool, c, pos, zero, pin);
+	dp_owner_steps(pool, c, pos, zero, pin);
 	return true;
 no:
 	dp_owner_unpin(&pool->owners, pin);
@@ -394,96 +301,6 @@ static DP_NOINLINE DP_COLD void free_declined(struct dmapool *pool, void *vaddr,
 
 /* ---- the fast path ------------------------------------------------------ */
 
-/* A full chunk got a block back (pinned): on its heap's list again. */
-static DP_NOINLINE DP_COLD void relist_unpin(struct dmapool *pool, struct dp_chunk *c,
-					     unsigned long pin)
-{
-	dp_heap_relist(c->heap, c);
-	dp_owner_unpin(&pool->owners, pin);
-}
-
-/*
- * owner_steps() out of line: the steps with a call in the middle (poison,
- * scrub, a whole sampled poison, a changed redzone, automatic shrink).
- */
-static DP_NOINLINE void free_owner_steps_all(struct dmapool *pool,
-					     struct dp_chunk *c, size_t pos,
-					     unsigned long pin)
-{
-	owner_steps(pool, c, pos, false, pin);
-}
-
-/* Quarantine took the block and gave nothing back yet.  Unpins. */
-static DP_NOINLINE void give_unpin(struct dmapool *pool, struct dp_chunk *c,
-				   size_t pos, unsigned long pin)
-{
-	struct dp_chunk *release = NULL;
-
-	dp_heap_give(c->heap, c, (u32)pos, &release);
-	dp_owner_unpin(&pool->owners, pin);
-	if (DP_UNLIKELY(release))
-		dp_supply_release(pool, release, true);
-}
-
-/*
- * A fast path (by address or by handle) found the caller's own block in a
- * pool with steps, or in a full chunk, checked and claimed it: the steps
- * of owner_steps().  The common ones (an intact
- * 16-byte redzone, the sampled poison's head, quarantine, reuse) are
- * written here with no call but tail calls, so that this runs without a
- * stack frame on every free of an option pool; anything else goes to
- * free_owner_steps_all(), which decides the same way again (the sample is
- * a function of the block and its state word) and does it all.  Unpins.
- */
-DP_NOINLINE void dp_free_owner_steps(struct dmapool *pool, struct dp_chunk *c,
-				     size_t pos, unsigned long pin)
-{
-	const u32 steps = pool->steps;
-
-	/* One test passes quarantine alone and the default pool's magazine. */
-	if (steps & (DP_STEP_AUTO_SHRINK | DP_STEP_POISON | DP_STEP_SCRUB |
-		     DP_STEP_REDZONE | DP_STEP_SAMPLED)) {
-		const struct dp_geometry *g = &pool->geo;
-		u8 *b = (u8 *)(c->vaddr + dp_geo_offset(g, pos));
-
-		if (DP_UNLIKELY(steps & (DP_STEP_AUTO_SHRINK | DP_STEP_POISON |
-					 DP_STEP_SCRUB)))
-			goto all;
-		if ((steps & DP_STEP_REDZONE) &&
-		    (pool->redzone != 16 ||
-		     !dp_harden_redzone_intact(b + g->size, 16, pool->key)))
-			goto all;
-		if (steps & DP_STEP_SAMPLED) {
-			const u64 w = DP_POISON_WORD;
-
-			if (g->size < DP_POISON_HEAD ||
-			    dp_harden_sampled_whole(pool, c, (u32)pos,
-						    DP_READ_ONCE(c->st[pos])))
-				goto all;
-			__builtin_memcpy(b, &w, 8);
-			__builtin_memcpy(b + 8, &w, 8);
-		}
-	}
-	if ((steps & DP_STEP_QUARANTINE) &&
-	    !quarantine_swap(pool, c->heap, &c, &pos)) {
-		give_unpin(pool, c, pos, pin);
-		return;
-	}
-	/*
-	 * Reuse: the magazine when the chunk is full (the default pool comes
-	 * here for that: its fast path takes only listed chunks), or the bit
-	 * back and a chunk that was full listed again.
-	 */
-	if (DP_UNLIKELY(dp_reuse(pool, c, pos))) {
-		relist_unpin(pool, c, pin);
-		return;
-	}
-	dp_owner_unpin(&pool->owners, pin);
-	return;
-all:
-	free_owner_steps_all(pool, c, pos, pin);
-}
-
 /*
  * The fast path's lookup and block check in one: the chunk of @va's bucket
  * run in which @va is a block start (*@pos its position), or
@@ -547,7 +364,7 @@ free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 	if (DP_UNLIKELY(c->dma + off != dma || !dp_state_claim(c, pos)))
 		goto declined;
 	if (DP_UNLIKELY(dp_block_put(c, pos))) {
-		relist_unpin(pool, c, pin);
+		dp_relist_unpin(pool, c, pin);
 		return;
 	}
 	dp_owner_unpin(&pool->owners, pin);

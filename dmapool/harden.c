@@ -11,9 +11,12 @@
  *   Every freed block gets the pattern in its first DP_POISON_HEAD bytes,
  *   where an embedded free list keeps its links, and one block in
  *   opts.poison_sample gets it whole; the next allocation checks what was
- *   written.  Which blocks are whole is a keyed hash of the block and its
- *   generation, decided at the free (a device cannot tell in advance which
- *   blocks will be watched) and kept in the block's state word
+ *   written.  Which blocks are whole is decided at the free, where a device
+ *   cannot tell in advance which blocks will be watched: by the owner's
+ *   heap, a countdown drawn from its generator (dp_heap_sample_whole()),
+ *   and for a free by another context or a new chunk a keyed hash of the
+ *   block and its generation (dp_harden_sampled_whole()); the decision is
+ *   kept in the block's state word
  *   (DP_ST_WHOLE, host memory), so the next allocation checks it without
  *   deciding again.
  *   A new chunk's blocks are poisoned as a free would poison them (the
@@ -209,12 +212,11 @@ static u32 head_bytes(const struct dp_geometry *g)
  * the head, or the whole block and DP_ST_WHOLE for the next allocation.
  */
 static void sampled_poison(struct dmapool *pool, struct dp_chunk *c, u32 pos,
-			   u32 st, u8 *b)
+			   bool whole, u8 *b)
 {
 	const struct dp_geometry *g = &pool->geo;
 
-	if (dp_harden_sampled_whole(pool, c, pos, st) ||
-	    head_bytes(g) != DP_POISON_HEAD) {
+	if (whole || head_bytes(g) != DP_POISON_HEAD) {
 		/* Whole: sampled, or smaller than the head. */
 		dp_os_memset(b, DP_POISON_BYTE, g->size);
 		dp_state_mark_whole(c, pos);
@@ -254,7 +256,7 @@ void dp_harden_chunk_init(struct dmapool *pool, struct dp_chunk *c)
 			/* A released chunk's last frees may have marked it. */
 			dp_state_clear_whole(c, pos);
 			sampled_poison(pool, c, pos,
-				       DP_READ_ONCE(c->st[pos]), b);
+				       dp_harden_sample_now(pool, c, pos), b);
 		}
 		if (pool->steps & DP_STEP_REDZONE)
 			fill_pattern(b + g->size, pool->redzone, pool->key);
@@ -262,7 +264,7 @@ void dp_harden_chunk_init(struct dmapool *pool, struct dp_chunk *c)
 }
 
 bool dp_harden_free_bytes(struct dmapool *pool, struct dp_chunk *c,
-			  u32 pos, u32 st, bool zero,
+			  u32 pos, bool whole, bool zero,
 			  struct dp_pending *p)
 {
 	const struct dp_geometry *g = &pool->geo;
@@ -290,7 +292,7 @@ bool dp_harden_free_bytes(struct dmapool *pool, struct dp_chunk *c,
 	if (zero || (steps & DP_STEP_SCRUB))
 		dp_os_memset(b, 0, g->size);
 	if (steps & DP_STEP_SAMPLED)
-		sampled_poison(pool, c, pos, st, b);
+		sampled_poison(pool, c, pos, whole, b);
 	return bad;
 }
 

@@ -38,10 +38,12 @@ void dp_harden_init(struct dmapool *pool, const struct dmapool_opts *o);
 void dp_harden_chunk_init(struct dmapool *pool, struct dp_chunk *c);
 /*
  * The byte work of a free of a claimed block (@zero: dmapool_free_zero).
- * @st: its state word after the claim.  True when a report was filled.
+ * @whole: sampled poison poisons this one whole (the freer decided:
+ * dp_heap_sample_whole() or dp_harden_sampled_whole()).  True when a
+ * report was filled.
  */
 bool dp_harden_free_bytes(struct dmapool *pool, struct dp_chunk *c,
-			  u32 pos, u32 st, bool zero,
+			  u32 pos, bool whole, bool zero,
 			  struct dp_pending *p);
 /*
  * The check of a block just allocated (the caller's now); @st: its state
@@ -72,7 +74,7 @@ static inline void dp_harden_chunk_init(struct dmapool *pool,
 
 static inline bool dp_harden_free_bytes(struct dmapool *pool,
 					struct dp_chunk *c, u32 pos,
-					u32 st, bool zero,
+					bool whole, bool zero,
 					struct dp_pending *p)
 {
 	return false;
@@ -87,8 +89,10 @@ static inline bool dp_harden_alloc_check(struct dmapool *pool,
 #endif
 
 /*
- * Sampled poison: is this block to be poisoned whole at this free?  @st is
- * its state word while free (generation, not allocated).  A keyed mix (two
+ * Sampled poison: is this block to be poisoned whole at this free, when the
+ * freer is not its owner (the owner counts down instead,
+ * dp_heap_sample_whole()), and for a new chunk's blocks?  @st is its state
+ * word while free (generation, not allocated).  A keyed mix (two
  * multiply-xorshift rounds): the top 32 bits are below 2^32 / N for one
  * block in N, unpredictable without the seed.  The freer records a yes in
  * the state word (DP_ST_WHOLE), so the next allocation checks the block
@@ -103,6 +107,14 @@ static inline bool dp_harden_sampled_whole(const struct dmapool *pool,
 
 	k = (k ^ (k >> 29)) * 0xbf58476d1ce4e5b9ull;
 	return (k ^ (k >> 32)) >> 32 < pool->sample_cut;
+}
+
+/* The same for the block as it is now, in any pool (false unsampled). */
+static inline bool dp_harden_sample_now(const struct dmapool *pool,
+					const struct dp_chunk *c, u32 pos)
+{
+	return (pool->steps & DP_STEP_SAMPLED) &&
+	       dp_harden_sampled_whole(pool, c, pos, DP_READ_ONCE(c->st[pos]));
 }
 
 /*
@@ -139,7 +151,7 @@ static inline bool dp_harden_redzone_intact(const u8 *p, size_t n,
  */
 static inline bool dp_harden_free_quick(struct dmapool *pool,
 					struct dp_chunk *c, u32 pos,
-					u32 st, bool zero)
+					bool whole, bool zero)
 {
 	const struct dp_geometry *g = &pool->geo;
 	u8 *b = (u8 *)(c->vaddr + dp_geo_offset(g, pos));
@@ -156,8 +168,7 @@ static inline bool dp_harden_free_quick(struct dmapool *pool,
 	if (zero || (steps & DP_STEP_SCRUB))
 		dp_zero_block(b, g->size);
 	if (steps & DP_STEP_SAMPLED) {
-		if (DP_LIKELY(g->size >= DP_POISON_HEAD) &&
-		    !dp_harden_sampled_whole(pool, c, pos, st)) {
+		if (DP_LIKELY(g->size >= DP_POISON_HEAD) && !whole) {
 			const u64 w = DP_POISON_WORD;
 
 			/* The usual case: two words, no call. */

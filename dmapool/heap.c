@@ -95,6 +95,16 @@ void dp_heap_init(struct dp_heap *h, struct dmapool *pool, uintptr_t self)
 	/* Distinct generators, the same ones for the same seed. */
 	h->rng = pool->seed +
 		 DP_FETCH_ADD(&pool->heap_serial, 1) * 0x9e3779b97f4a7c15ull;
+	h->sample_left = dp_heap_sample_draw(h);
+}
+
+u32 dp_heap_sample_draw(struct dp_heap *h)
+{
+	u32 n = h->pool->poison_sample;
+
+	/* 0 (not sampled: never asked) as 1; 2N - 1 kept in 32 bits. */
+	n = n ? (n > (1u << 31) ? 1u << 31 : n) : 1;
+	return 1 + dp_rand_scale((u32)dp_rand_next(&h->rng), 2 * n - 1);
 }
 
 int dp_heap_ring_alloc(struct dp_heap *h, dmapool_gfp_t gfp)

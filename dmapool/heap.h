@@ -91,6 +91,11 @@ struct dp_heap {
 	u32 rwidth;
 	u64 rbits;
 	u64 rng;
+	/*
+	 * Sampled poison: the owner's frees until the next one that poisons
+	 * its block whole (dp_heap_sample_whole()).
+	 */
+	u32 sample_left;
 	struct dp_quarantine q;
 	struct dp_heap *pnext;		/* every heap of the pool (lock) */
 	struct dp_heap *onext;		/* the pool's orphans (lock) */
@@ -203,6 +208,24 @@ static inline void dp_remote_run_add(struct dp_remote_run *r,
 	r->c = c;
 	r->w = pos / 64;
 	r->bits |= (u64)1 << (pos % 64);
+}
+
+/*
+ * Sampled poison, the owner's free: is this one poisoned whole?  A
+ * countdown, drawn again from the heap's generator each time it runs out,
+ * uniform in 1..2N-1 (N = opts.poison_sample; with 1, every free): one
+ * free in N on average, and which ones a device cannot tell from the
+ * blocks' addresses or generations.  Frees by other contexts decide with
+ * dp_harden_sampled_whole() instead (they may not touch this heap).
+ */
+u32 dp_heap_sample_draw(struct dp_heap *h);
+
+static __always_inline bool dp_heap_sample_whole(struct dp_heap *h)
+{
+	if (DP_LIKELY(--h->sample_left))
+		return false;
+	h->sample_left = dp_heap_sample_draw(h);
+	return true;
 }
 
 /* Release quarantined blocks older than the pool's epoch (all: @all). */

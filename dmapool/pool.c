@@ -112,6 +112,19 @@ static void dp_pool_paths(struct dmapool *pool, const struct dmapool_opts *o)
 	 * placement, and automatic shrink looks for empty chunks in the maps.
 	 */
 	pool->mag = !(pool->steps & (DP_STEP_RANDOM | DP_STEP_AUTO_SHRINK));
+	pool->free_steps_out =
+		(pool->steps & (DP_STEP_AUTO_SHRINK | DP_STEP_POISON |
+				DP_STEP_SCRUB)) ||
+		((pool->steps & DP_STEP_REDZONE) && pool->redzone != 16) ||
+		((pool->steps & DP_STEP_SAMPLED) &&
+		 pool->geo.size < DP_POISON_HEAD);
+	pool->free_head = (pool->steps & DP_STEP_SAMPLED) &&
+			  !(pool->steps & DP_STEPS_FREE_SLOW & ~DP_STEP_SAMPLED) &&
+			  pool->geo.size >= DP_POISON_HEAD;
+	pool->alloc_head = (pool->steps & DP_STEP_SAMPLED) &&
+			   !(pool->steps & DP_STEP_POISON) &&
+			   pool->geo.size >= DP_POISON_HEAD &&
+			   pool->geo.fast_recip;
 	/* Handles need no index: only the geometry counts. */
 	pool->hnbits = pool->geo.fast_n ? pool->geo.nbits : 0;
 }

@@ -263,6 +263,7 @@ Test(harden, sampled_poison_head_always_whole_one_in_n)
 	struct dmapool_dev *dev = shm();
 	struct dmapool *pool = sampled_pool(dev, 4);
 	unsigned int i, whole = 0, caught_whole = 0, missed = 0;
+	unsigned int last = 0, gap_seen[8] = { 0 }, gaps = 0, g;
 	const struct dmapool_report *r;
 	dmapool_dma_t d, d2;
 	uint8_t *v, *v2;
@@ -277,6 +278,16 @@ Test(harden, sampled_poison_head_always_whole_one_in_n)
 		w = sampled_free(pool, v, d);
 
 		whole += w;
+		if (w) {
+			/*
+			 * The owner's countdown: 1 to 2N - 1 frees from one
+			 * whole block to the next (N = 4), drawn anew.
+			 */
+			cr_assert(i + 1 - last <= 7, "gap %u at round %u",
+				  i + 1 - last, i);
+			gap_seen[i + 1 - last] = 1;
+			last = i + 1;
+		}
 		/* Every 4th round the device forges a link in the head. */
 		if (i % 4 == 0)
 			device_write(dev, DEV_THREAD, d, link, sizeof(link));
@@ -312,6 +323,11 @@ Test(harden, sampled_poison_head_always_whole_one_in_n)
 	}
 	/* 1 in 4 of 2000, binomial: 500 +- 19; the bounds are 7 sigma. */
 	cr_assert(whole >= 360 && whole <= 640, "%u of 2000 whole", whole);
+	/* Not periodic: a device cannot count its way to the next one. */
+	for (g = 1; g < 8; g++)
+		gaps += gap_seen[g];
+	cr_assert_geq(gaps, 5, "only %u distinct gaps between whole blocks",
+		      gaps);
 	cr_assert_gt(caught_whole, 0);
 	cr_assert_gt(missed, 0);
 	cr_assert_eq(kind_count(pool, DMAPOOL_R_DEVICE_WRITE_AFTER_FREE),
