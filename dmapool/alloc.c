@@ -156,9 +156,7 @@ static __always_inline void *stepped_out(struct dmapool *pool,
 					 dmapool_dma_t *dma, u64 *handle,
 					 const bool want_handle)
 {
-	const u8 *b;
 	size_t off;
-	u64 x, y;
 
 	/* Whole, or a pool that checks more (poison, small, segmented). */
 	if (DP_UNLIKELY(!pool->alloc_head || (before & DP_ST_WHOLE)))
@@ -167,10 +165,7 @@ static __always_inline void *stepped_out(struct dmapool *pool,
 				     gfp, dma, handle);
 	/* alloc_head: one-segment chunks. */
 	off = (size_t)pos * pool->geo.stride;
-	b = (const u8 *)(c->vaddr + off);
-	__builtin_memcpy(&x, b, 8);
-	__builtin_memcpy(&y, b + 8, 8);
-	if (DP_UNLIKELY((x ^ DP_POISON_WORD) | (y ^ DP_POISON_WORD)))
+	if (DP_UNLIKELY(!dp_poison_head_intact((const void *)(c->vaddr + off))))
 		return alloc_checked(pool, c, pos, gfp, dma, handle);
 	if (want_handle)
 		*handle = dp_handle_make(c->id, pos, st);
@@ -412,10 +407,10 @@ alloc_one(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
 	word = *wp;
 	if (DP_UNLIKELY(!word)) {
 		/* Stepped pools: their own staged word (dp_heap_none's is 0). */
-		if (pool->alloc_stepped && !want_handle)
-			return alloc_stepped_addr(pool, h, gfp, dma, pin);
 		if (pool->alloc_stepped)
-			return alloc_stepped(pool, h, gfp, dma, handle, pin);
+			return want_handle ?
+			       alloc_stepped(pool, h, gfp, dma, handle, pin) :
+			       alloc_stepped_addr(pool, h, gfp, dma, pin);
 		return alloc_restage(pool, h, gfp, dma, handle, pin);
 	}
 	*wp = word & (word - 1);

@@ -221,11 +221,8 @@ static void sampled_poison(struct dmapool *pool, struct dp_chunk *c, u32 pos,
 		dp_os_memset(b, DP_POISON_BYTE, g->size);
 		dp_state_mark_whole(c, pos);
 	} else {
-		const u64 w = POISON_WORD;
-
 		/* The usual case: two words, no call. */
-		__builtin_memcpy(b, &w, 8);
-		__builtin_memcpy(b + 8, &w, 8);
+		dp_poison_head(b);
 	}
 }
 
@@ -306,15 +303,10 @@ bool dp_harden_alloc_check(struct dmapool *pool, struct dp_chunk *c,
 
 	if ((pool->steps & DP_STEP_SAMPLED) && !(st & DP_ST_WHOLE)) {
 		n = head_bytes(g);
-		if (DP_LIKELY(n == DP_POISON_HEAD)) {
-			u64 x, y;
-
-			/* The usual case: two words. */
-			__builtin_memcpy(&x, b, 8);
-			__builtin_memcpy(&y, b + 8, 8);
-			if (DP_LIKELY(!((x ^ POISON_WORD) | (y ^ POISON_WORD))))
-				return false;
-		}
+		/* The usual case: two words. */
+		if (DP_LIKELY(n == DP_POISON_HEAD) &&
+		    DP_LIKELY(dp_poison_head_intact(b)))
+			return false;
 	}
 	if (DP_LIKELY(all_poison(b, n)))
 		return false;

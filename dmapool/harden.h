@@ -29,6 +29,25 @@
 
 #define DP_POISON_WORD	(0x0101010101010101ull * DP_POISON_BYTE)
 
+/* Sampled poison's head: the pattern into the first 16 bytes at @b. */
+static __always_inline void dp_poison_head(void *b)
+{
+	const u64 w = DP_POISON_WORD;
+
+	__builtin_memcpy(b, &w, 8);
+	__builtin_memcpy((u8 *)b + 8, &w, 8);
+}
+
+/* Do the first 16 bytes at @b hold the pattern?  Two words. */
+static __always_inline bool dp_poison_head_intact(const void *b)
+{
+	u64 x, y;
+
+	__builtin_memcpy(&x, b, 8);
+	__builtin_memcpy(&y, (const u8 *)b + 8, 8);
+	return !((x ^ DP_POISON_WORD) | (y ^ DP_POISON_WORD));
+}
+
 #if DP_HAVE_HARDEN
 /* Options this file judges; NULL or why they are refused. */
 const char *dp_harden_check_opts(const struct dmapool_opts *o);
@@ -169,11 +188,8 @@ static inline bool dp_harden_free_quick(struct dmapool *pool,
 		dp_zero_block(b, g->size);
 	if (steps & DP_STEP_SAMPLED) {
 		if (DP_LIKELY(g->size >= DP_POISON_HEAD) && !whole) {
-			const u64 w = DP_POISON_WORD;
-
 			/* The usual case: two words, no call. */
-			__builtin_memcpy(b, &w, 8);
-			__builtin_memcpy(b + 8, &w, 8);
+			dp_poison_head(b);
 		} else {
 			/* Whole: sampled, or smaller than the head. */
 			dp_fill_block(b, DP_POISON_BYTE, g->size);

@@ -95,7 +95,9 @@ void dp_heap_init(struct dp_heap *h, struct dmapool *pool, uintptr_t self)
 	/* Distinct generators, the same ones for the same seed. */
 	h->rng = pool->seed +
 		 DP_FETCH_ADD(&pool->heap_serial, 1) * 0x9e3779b97f4a7c15ull;
-	h->sample_left = dp_heap_sample_draw(h);
+	/* Other pools never count down (nor draw from the generator). */
+	if (pool->steps & DP_STEP_SAMPLED)
+		h->sample_left = dp_heap_sample_draw(h);
 }
 
 u32 dp_heap_sample_draw(struct dp_heap *h)

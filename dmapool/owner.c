@@ -140,16 +140,13 @@ static DP_NOINLINE void free_owner_head(struct dmapool *pool,
 					unsigned long pin)
 {
 	struct dp_heap *h = c->heap;
-	u8 *b = (u8 *)(c->vaddr + pos * pool->geo.stride);
-	const u64 w = DP_POISON_WORD;
 
 	if (DP_UNLIKELY(h->sample_left <= 1)) {
 		free_owner_steps_all(pool, c, pos, false, pin);
 		return;
 	}
 	h->sample_left--;
-	__builtin_memcpy(b, &w, 8);
-	__builtin_memcpy(b + 8, &w, 8);
+	dp_poison_head((void *)(c->vaddr + pos * pool->geo.stride));
 	if (DP_UNLIKELY(dp_reuse(pool, c, pos)))
 		dp_relist_unpin(pool, c, pin);
 	else
@@ -186,7 +183,6 @@ DP_NOINLINE void dp_free_owner_steps(struct dmapool *pool, struct dp_chunk *c,
 		     DP_STEP_REDZONE | DP_STEP_SAMPLED)) {
 		const struct dp_geometry *g = &pool->geo;
 		u8 *b;
-		const u64 w = DP_POISON_WORD;
 
 		if (pool->free_head) {
 			free_owner_head(pool, c, pos, pin);
@@ -204,8 +200,7 @@ DP_NOINLINE void dp_free_owner_steps(struct dmapool *pool, struct dp_chunk *c,
 			ran_out = !--c->heap->sample_left;
 			if (DP_UNLIKELY(ran_out))
 				goto all;
-			__builtin_memcpy(b, &w, 8);
-			__builtin_memcpy(b + 8, &w, 8);
+			dp_poison_head(b);
 		}
 	}
 	if ((steps & DP_STEP_QUARANTINE) &&

@@ -118,9 +118,10 @@ static void dp_pool_paths(struct dmapool *pool, const struct dmapool_opts *o)
 		((pool->steps & DP_STEP_REDZONE) && pool->redzone != 16) ||
 		((pool->steps & DP_STEP_SAMPLED) &&
 		 pool->geo.size < DP_POISON_HEAD);
+	/* Both: one-segment chunks (their offsets are pos * stride). */
 	pool->free_head = (pool->steps & DP_STEP_SAMPLED) &&
 			  !(pool->steps & DP_STEPS_FREE_SLOW & ~DP_STEP_SAMPLED) &&
-			  pool->geo.size >= DP_POISON_HEAD;
+			  pool->geo.size >= DP_POISON_HEAD && pool->geo.fast_n;
 	pool->alloc_head = (pool->steps & DP_STEP_SAMPLED) &&
 			   !(pool->steps & DP_STEP_POISON) &&
 			   pool->geo.size >= DP_POISON_HEAD &&

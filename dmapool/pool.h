@@ -61,12 +61,12 @@ struct dmapool {
 	/* the owner's frees into full chunks go to the magazine (heap.h) */
 	bool mag;
 	/*
-	 * the owner's frees take their steps out of line (free.c): poison,
+	 * the owner's frees take their steps out of line (owner.c): poison,
 	 * scrub, automatic shrink, a redzone but 16 bytes, sampled blocks
 	 * smaller than its head
 	 */
 	bool free_steps_out;
-	/* sampled poison's head is the only free step (dp_free_owner_head) */
+	/* sampled poison's head is the only free step (owner.c) */
 	bool free_head;
 	/* alloc_stepped checks the 16-byte head only (sampled poison) */
 	bool alloc_head;
