@@ -362,9 +362,8 @@ static DP_NOINLINE DP_COLD void *alloc_restage_word(struct dmapool *pool,
 
 /*
  * The fast path found its staged word empty (pinned), in a pool without
- * alloc-side byte steps: no heap yet, blocks on the magazine, a random
- * pool (whose fast-path word is always empty: this runs on each of its
- * allocations), or the word used up.  Only tests and tail calls, so the
+ * alloc-side byte steps or random placement: no heap yet, blocks on the
+ * magazine, or the word used up.  Only tests and tail calls, so the
  * fast path needs no saved registers.
  */
 static DP_NOINLINE void *alloc_restage(struct dmapool *pool,
@@ -376,8 +375,6 @@ static DP_NOINLINE void *alloc_restage(struct dmapool *pool,
 		return alloc_unpin_slow(pool, gfp, dma, handle, pin);
 	if (h->nmag)
 		return alloc_mag(pool, h, gfp, dma, handle, pin);
-	if (pool->alloc_random)
-		return alloc_random(pool, h, gfp, dma, handle, pin);
 	return alloc_restage_word(pool, h, gfp, dma, handle, pin);
 }
 
@@ -411,6 +408,9 @@ alloc_one(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
 			return want_handle ?
 			       alloc_stepped(pool, h, gfp, dma, handle, pin) :
 			       alloc_stepped_addr(pool, h, gfp, dma, pin);
+		/* Random pools: each allocation (dp_heap_none's run is over). */
+		if (pool->alloc_random)
+			return alloc_random(pool, h, gfp, dma, handle, pin);
 		return alloc_restage(pool, h, gfp, dma, handle, pin);
 	}
 	*wp = word & (word - 1);

@@ -153,9 +153,20 @@ static inline uint64_t dp_os_atomic_read(const uint64_t *p)
 
 uint64_t dp_os_random_seed(void);
 
+/*
+ * Without -mpopcnt (the x86-64 baseline) the builtin is a libgcc call: the
+ * bit-slicing count instead, a dozen instructions inline.
+ */
 static inline unsigned int dp_os_popcount64(uint64_t x)
 {
+#if defined(__POPCNT__) || !(defined(__x86_64__) || defined(__i386__))
 	return (unsigned int)__builtin_popcountll(x);
+#else
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (unsigned int)((x * 0x0101010101010101ull) >> 56);
+#endif
 }
 
 static inline unsigned int dp_os_ctz64(uint64_t x)

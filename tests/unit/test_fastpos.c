@@ -85,3 +85,40 @@ Test(fastpos, matches_division_for_every_offset)
 	blocks += check_geometry(24, 8, 64);
 	cr_assert_gt(blocks, 100000);
 }
+
+/* Set bits, one at a time: the reference for the shim's bit helpers. */
+static unsigned int slow_popcount(uint64_t x)
+{
+	unsigned int n = 0;
+
+	for (; x; x >>= 1)
+		n += (unsigned int)(x & 1);
+	return n;
+}
+
+/*
+ * The shim's popcount (random placement's run length, remote-free counts):
+ * a bit-slicing count where the compiler has no popcnt instruction.  Every
+ * single bit, every all-ones prefix, and random words of every density.
+ */
+Test(fastpos, popcount_matches_a_bit_count)
+{
+	uint64_t x;
+	unsigned int i, k;
+
+	cr_assert_eq(dp_os_popcount64(0), 0);
+	cr_assert_eq(dp_os_popcount64(~0ull), 64);
+	for (i = 0; i < 64; i++) {
+		cr_assert_eq(dp_os_popcount64((uint64_t)1 << i), 1);
+		cr_assert_eq(dp_os_popcount64(~0ull >> i), 64 - i);
+		cr_assert_eq(dp_os_ctz64((uint64_t)1 << i), i);
+	}
+	for (i = 0; i < 100000; i++) {
+		/* AND or OR a few draws: sparse and dense words too. */
+		x = next();
+		for (k = i % 4; k; k--)
+			x = (i & 4) ? (x & next()) : (x | next());
+		cr_assert_eq(dp_os_popcount64(x), slow_popcount(x),
+			     "popcount of %#llx", (unsigned long long)x);
+	}
+}
