@@ -188,20 +188,14 @@ static DP_NOINLINE void *alloc_stepped_addr(struct dmapool *pool,
 					    dmapool_dma_t *dma,
 					    unsigned long pin);
 
-static DP_NOINLINE void *alloc_random(struct dmapool *pool,
-				      struct dp_heap *h, dmapool_gfp_t gfp,
-				      dmapool_dma_t *dma, u64 *handle,
-				      unsigned long pin);
-
 static DP_NOINLINE void *alloc_mag(struct dmapool *pool, struct dp_heap *h,
 				   dmapool_gfp_t gfp, dmapool_dma_t *dma,
 				   u64 *handle, unsigned long pin);
 
 /*
- * The staged word of alloc_stepped or alloc_random ran dry, or a random
- * run ended, or the context has no heap yet (pinned): the magazine's
- * blocks (a stepped pool takes them when its word runs dry), the next
- * word, or the slow path.
+ * The staged word of alloc_stepped ran dry, or the context has no heap yet
+ * (pinned): the magazine's blocks (a stepped pool takes them when its word
+ * runs dry), the next word, or the slow path.
  */
 static DP_NOINLINE DP_COLD void *alloc_restage_staged(struct dmapool *pool,
 						      struct dp_heap *h,
@@ -212,14 +206,10 @@ static DP_NOINLINE DP_COLD void *alloc_restage_staged(struct dmapool *pool,
 {
 	if (h != &dp_heap_none && h->nmag)
 		return alloc_mag(pool, h, gfp, dma, handle, pin);
-	if (h == &dp_heap_none ||
-	    !(pool->alloc_random ? dp_heap_restage_random(h) :
-				   dp_heap_restage_stepped(h))) {
+	if (h == &dp_heap_none || !dp_heap_restage_stepped(h)) {
 		dp_owner_unpin(&pool->owners, pin);
 		return dp_alloc_slow(pool, gfp, dma, handle);
 	}
-	if (pool->alloc_random)
-		return alloc_random(pool, h, gfp, dma, handle, pin);
 	if (!handle)
 		return alloc_stepped_addr(pool, h, gfp, dma, pin);
 	return alloc_stepped(pool, h, gfp, dma, handle, pin);
@@ -269,19 +259,16 @@ static DP_NOINLINE void *alloc_stepped_addr(struct dmapool *pool,
  * Randomized placement (pinned): a random free block of the word the heap
  * drew with its chunk (heap.h, placement.c), drawn again after a run of at
  * most DP_RANDOM_RUN allocations or when it empties.  The poison checks of
- * a pool that has them too run in alloc_checked().
+ * a pool that has them too run in alloc_checked().  (The run is not over.)
  */
-static DP_NOINLINE void *alloc_random(struct dmapool *pool,
-				      struct dp_heap *h, dmapool_gfp_t gfp,
-				      dmapool_dma_t *dma, u64 *handle,
-				      unsigned long pin)
+static __always_inline void *random_take(struct dmapool *pool,
+					 struct dp_heap *h, dmapool_gfp_t gfp,
+					 dmapool_dma_t *dma, u64 *handle,
+					 unsigned long pin)
 {
 	struct dp_chunk *c = h->cur;
 	u32 pos, before, st;
 
-	/* A tail call: no stack frame here. */
-	if (DP_UNLIKELY(dp_random_run_over(h)))
-		return alloc_restage_staged(pool, h, gfp, dma, handle, pin);
 	/* A chunk this fills stays listed until the next draw (heap.c). */
 	pos = dp_random_staged_take(h);
 	before = DP_READ_ONCE(c->st[pos]);
@@ -294,6 +281,35 @@ static DP_NOINLINE void *alloc_random(struct dmapool *pool,
 	if (handle)
 		*handle = dp_handle_make(c->id, pos, st);
 	return dp_hand_out(pool, c, pos, gfp, dma);
+}
+
+/*
+ * The run is over, or the context has no heap yet (pinned): the next draw
+ * and its first take, or the slow path.
+ */
+static DP_NOINLINE void *alloc_random_draw(struct dmapool *pool,
+					   struct dp_heap *h,
+					   dmapool_gfp_t gfp,
+					   dmapool_dma_t *dma, u64 *handle,
+					   unsigned long pin)
+{
+	if (h == &dp_heap_none || !dp_heap_restage_random(h)) {
+		dp_owner_unpin(&pool->owners, pin);
+		return dp_alloc_slow(pool, gfp, dma, handle);
+	}
+	return random_take(pool, h, gfp, dma, handle, pin);
+}
+
+/* Every allocation of a random pool: a take, or a draw first. */
+static DP_NOINLINE void *alloc_random(struct dmapool *pool,
+				      struct dp_heap *h, dmapool_gfp_t gfp,
+				      dmapool_dma_t *dma, u64 *handle,
+				      unsigned long pin)
+{
+	/* A tail call: no stack frame here. */
+	if (DP_UNLIKELY(dp_random_run_over(h)))
+		return alloc_random_draw(pool, h, gfp, dma, handle, pin);
+	return random_take(pool, h, gfp, dma, handle, pin);
 }
 
 /*
