@@ -13,9 +13,8 @@
  * The slow path, in order: enter the heap (context.c: create one, or adopt
  * a heap an exited thread left; a context that cannot have one uses the
  * shared heap under the pool lock), take a block (first free, or random),
- * else refill
- * (quarantined blocks whose epoch passed, blocks other contexts freed,
- * kept empty chunks), else grow (supply.c, with nothing pinned or locked),
+ * else refill (quarantined blocks whose epoch passed, blocks other
+ * contexts freed, kept empty chunks), else grow (supply.c, with nothing pinned or locked),
  * then the alloc-side byte check (poison) once the block is the caller's.
  */
 #include "datapath.h"
@@ -192,6 +191,16 @@ static DP_NOINLINE void *alloc_mag(struct dmapool *pool, struct dp_heap *h,
 				   dmapool_gfp_t gfp, dmapool_dma_t *dma,
 				   u64 *handle, unsigned long pin);
 
+/* No heap yet, or nothing to stage or draw (pinned): the slow path. */
+static DP_NOINLINE DP_COLD void *alloc_unpin_slow(struct dmapool *pool,
+						  dmapool_gfp_t gfp,
+						  dmapool_dma_t *dma,
+						  u64 *handle, unsigned long pin)
+{
+	dp_owner_unpin(&pool->owners, pin);
+	return dp_alloc_slow(pool, gfp, dma, handle);
+}
+
 /*
  * The staged word of alloc_stepped ran dry, or the context has no heap yet
  * (pinned): the magazine's blocks (a stepped pool takes them when its word
@@ -206,10 +215,8 @@ static DP_NOINLINE DP_COLD void *alloc_restage_staged(struct dmapool *pool,
 {
 	if (h != &dp_heap_none && h->nmag)
 		return alloc_mag(pool, h, gfp, dma, handle, pin);
-	if (h == &dp_heap_none || !dp_heap_restage_stepped(h)) {
-		dp_owner_unpin(&pool->owners, pin);
-		return dp_alloc_slow(pool, gfp, dma, handle);
-	}
+	if (h == &dp_heap_none || !dp_heap_restage_stepped(h))
+		return alloc_unpin_slow(pool, gfp, dma, handle, pin);
 	if (!handle)
 		return alloc_stepped_addr(pool, h, gfp, dma, pin);
 	return alloc_stepped(pool, h, gfp, dma, handle, pin);
@@ -293,10 +300,8 @@ static DP_NOINLINE void *alloc_random_draw(struct dmapool *pool,
 					   dmapool_dma_t *dma, u64 *handle,
 					   unsigned long pin)
 {
-	if (h == &dp_heap_none || !dp_heap_restage_random(h)) {
-		dp_owner_unpin(&pool->owners, pin);
-		return dp_alloc_slow(pool, gfp, dma, handle);
-	}
+	if (h == &dp_heap_none || !dp_heap_restage_random(h))
+		return alloc_unpin_slow(pool, gfp, dma, handle, pin);
 	return random_take(pool, h, gfp, dma, handle, pin);
 }
 
@@ -340,16 +345,6 @@ static DP_NOINLINE void *alloc_mag(struct dmapool *pool, struct dp_heap *h,
 	return dp_hand_out_at(pool, c, off, gfp, dma);
 }
 
-/* No heap yet, or no word to stage (pinned): the slow path. */
-static DP_NOINLINE DP_COLD void *alloc_unpin_slow(struct dmapool *pool,
-						  dmapool_gfp_t gfp,
-						  dmapool_dma_t *dma,
-						  u64 *handle, unsigned long pin)
-{
-	dp_owner_unpin(&pool->owners, pin);
-	return dp_alloc_slow(pool, gfp, dma, handle);
-}
-
 /* The staged chunk's next word (pinned), or the slow path. */
 static DP_NOINLINE DP_COLD void *alloc_restage_word(struct dmapool *pool,
 						    struct dp_heap *h,
@@ -361,10 +356,8 @@ static DP_NOINLINE DP_COLD void *alloc_restage_word(struct dmapool *pool,
 	u64 word;
 	u32 pos, st;
 
-	if (!dp_heap_restage(h)) {
-		dp_owner_unpin(&pool->owners, pin);
-		return dp_alloc_slow(pool, gfp, dma, handle);
-	}
+	if (!dp_heap_restage(h))
+		return alloc_unpin_slow(pool, gfp, dma, handle, pin);
 	word = *h->wp;
 	*h->wp = word & (word - 1);
 	pos = h->base + dp_os_ctz64(word);

@@ -141,11 +141,11 @@ static DP_NOINLINE void free_owner_head(struct dmapool *pool,
 {
 	struct dp_heap *h = c->heap;
 
-	if (DP_UNLIKELY(h->sample_left <= 1)) {
-		free_owner_steps_all(pool, c, pos, false, pin);
+	/* The countdown as dp_free_owner_steps() keeps it. */
+	if (DP_UNLIKELY(!--h->sample_left)) {
+		free_owner_steps_all(pool, c, pos, true, pin);
 		return;
 	}
-	h->sample_left--;
 	dp_poison_head((void *)(c->vaddr + pos * pool->geo.stride));
 	if (DP_UNLIKELY(dp_reuse(pool, c, pos)))
 		dp_relist_unpin(pool, c, pin);
