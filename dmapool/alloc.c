@@ -306,15 +306,33 @@ static DP_NOINLINE void *alloc_random_draw(struct dmapool *pool,
 }
 
 /* Every allocation of a random pool: a take, or a draw first. */
-static DP_NOINLINE void *alloc_random(struct dmapool *pool,
-				      struct dp_heap *h, dmapool_gfp_t gfp,
-				      dmapool_dma_t *dma, u64 *handle,
-				      unsigned long pin)
+static __always_inline void *random_alloc(struct dmapool *pool,
+					  struct dp_heap *h, dmapool_gfp_t gfp,
+					  dmapool_dma_t *dma, u64 *handle,
+					  unsigned long pin)
 {
 	/* A tail call: no stack frame here. */
 	if (DP_UNLIKELY(dp_random_run_over(h)))
 		return alloc_random_draw(pool, h, gfp, dma, handle, pin);
 	return random_take(pool, h, gfp, dma, handle, pin);
+}
+
+static DP_NOINLINE void *alloc_random(struct dmapool *pool,
+				      struct dp_heap *h, dmapool_gfp_t gfp,
+				      dmapool_dma_t *dma, u64 *handle,
+				      unsigned long pin)
+{
+	return random_alloc(pool, h, gfp, dma, handle, pin);
+}
+
+/* The same for an allocation by address (no handle to make). */
+static DP_NOINLINE void *alloc_random_addr(struct dmapool *pool,
+					   struct dp_heap *h,
+					   dmapool_gfp_t gfp,
+					   dmapool_dma_t *dma,
+					   unsigned long pin)
+{
+	return random_alloc(pool, h, gfp, dma, NULL, pin);
 }
 
 /*
@@ -419,7 +437,9 @@ alloc_one(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
 			       alloc_stepped_addr(pool, h, gfp, dma, pin);
 		/* Random pools: each allocation (dp_heap_none's run is over). */
 		if (pool->alloc_random)
-			return alloc_random(pool, h, gfp, dma, handle, pin);
+			return want_handle ?
+			       alloc_random(pool, h, gfp, dma, handle, pin) :
+			       alloc_random_addr(pool, h, gfp, dma, pin);
 		return alloc_restage(pool, h, gfp, dma, handle, pin);
 	}
 	*wp = word & (word - 1);

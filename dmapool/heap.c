@@ -288,9 +288,9 @@ bool dp_heap_restage_random(struct dp_heap *h)
 	h->swp = &c->map[w];
 	h->base = w * 64;
 	h->rwidth = left < 64 ? left : 64;
-	/* @run random bytes, and the bit that ends the run above them. */
-	h->rbits = (dp_rand_next(&h->rng) & (((u64)1 << (8 * run)) - 1)) |
-		   (u64)1 << (8 * run);
+	/* @run random 6-bit takes, and the bit that ends the run above them. */
+	h->rbits = (dp_rand_next(&h->rng) & (((u64)1 << (6 * run)) - 1)) |
+		   (u64)1 << (6 * run);
 	return true;
 }
 

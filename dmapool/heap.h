@@ -287,17 +287,17 @@ static inline u32 dp_bit_from(u64 x, u32 r)
  * drawn at random with its chunk by dp_heap_restage_random() for a run of
  * allocations, each a random free block of that word: the first set bit
  * at or after a uniform position below @rwidth (the positions the word
- * has), from the next 8 bits of @rbits.  Above the run's bytes @rbits has
+ * has), from the next 6 bits of @rbits.  Above the run's takes @rbits has
  * one bit set, so it is 1 when the run is over.  The chunk's summary is
  * kept exact.  (The word has a free block, and the run is not over.)
  */
 static inline u32 dp_random_staged_take(struct dp_heap *h)
 {
 	u64 word = *h->swp;
-	const u32 b = dp_bit_from(word, ((u32)(h->rbits & 0xff) *
-					  h->rwidth) >> 8);
+	const u32 b = dp_bit_from(word, ((u32)(h->rbits & 63) *
+					  h->rwidth) >> 6);
 
-	h->rbits >>= 8;
+	h->rbits >>= 6;
 	word &= ~((u64)1 << b);
 	*h->swp = word;
 	if (!word)
@@ -316,7 +316,7 @@ static inline bool dp_random_run_over(const struct dp_heap *h)
  * word (bytes of @rbits below its end bit); a run never takes more than
  * half the free blocks the word had when drawn.
  */
-#define DP_RANDOM_RUN	7u
+#define DP_RANDOM_RUN	10u
 
 #if DP_HAVE_HARDEN
 /*

@@ -8,7 +8,7 @@
  * allocations from that word, each a random free block of it
  * (dp_random_staged_take(), heap.h: the first free block at or after a
  * uniform position of the word, so each free block of the word has a
- * probability of at least 1/64).  A run is at most DP_RANDOM_RUN (7)
+ * probability of at least 1/64).  A run is at most DP_RANDOM_RUN (10)
  * allocations and never more than half the free blocks the word had when
  * drawn, so no allocation is made from a word down to its last few free
  * blocks while others of the chunk have more: each allocation has at
@@ -26,15 +26,15 @@
  *
  * The trade (docs/hardening.md): the old design drew chunk, word and
  * block at every allocation, at 6-8 times the default pool's cost; a run
- * costs 8 random bits per allocation and two draws and one chunk walk per
+ * costs 6 random bits per allocation and two draws and one chunk walk per
  * run, and a device that saw one address of a run knows the next is
  * within the same 64 blocks, though not which.
  *
  * The range of a draw is taken with a multiply and a shift (no modulo: a
  * 64-bit division is a library call on 32-bit kernels): its bias is below
  * n / 2^32 for the chunk and the word, and none for a block of a whole
- * word (8 bits onto 64 positions); a chunk's last word, if partial with
- * w positions, maps 256/w rounded up or down of the 256 values to each.
+ * word (6 bits onto 64 positions); a chunk's last word, if partial with
+ * w positions, maps 64/w rounded up or down of the 64 values to each.
  */
 #include "heap.h"
 

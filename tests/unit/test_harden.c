@@ -1147,11 +1147,11 @@ Test(harden, random_placement_hands_out_every_block_once, .timeout = 60)
 }
 
 /*
- * Runs (placement.c): a heap takes at most DP_RANDOM_RUN (7) allocations
+ * Runs (placement.c): a heap takes at most DP_RANDOM_RUN (10) allocations
  * from one drawn word, and never more than half its free blocks, so 64
- * allocations from a fresh 4096-block chunk land in many words, and no
- * word gives more than two runs' worth in a row (two draws can pick the
- * same word).
+ * allocations from a fresh 4096-block chunk take at least seven runs and
+ * land in several words, and no word gives more than two runs' worth in a
+ * row (two draws can pick the same word).
  */
 Test(harden, random_placement_runs_are_short, .timeout = 60)
 {
@@ -1181,9 +1181,9 @@ Test(harden, random_placement_runs_are_short, .timeout = 60)
 		else
 			row = 1;
 	}
-	cr_assert_leq(longest, 14, "%u allocations in a row from one word",
+	cr_assert_leq(longest, 20, "%u allocations in a row from one word",
 		     longest);
-	cr_assert_geq(words, 8, "64 allocations in %u words", words);
+	cr_assert_geq(words, 5, "64 allocations in %u words", words);
 	for (i = 0; i < 64; i++)
 		dmapool_free(pool, v[i], d[i]);
 	cr_assert_eq(tl_cap.n, 0);
