@@ -10,8 +10,9 @@
  *    and the owner's free change it with plain instructions;
  *
  *  - the state word (chunk->st[pos], 32 bits): bit 0 "allocated", bit 1
- *    "poisoned whole at its last free" (sampled poison, harden.h), bits
- *    4..31 a generation that every allocation advances.  An allocation sets
+ *    "poisoned whole at its last free" (sampled poison, harden.h), bit 2
+ *    "freed by another context, not collected yet" (below), bits 4..31 a
+ *    generation that every allocation advances.  An allocation sets
  *    it with a release store (the block is in the owner's free map: no one
  *    else may change its word; release, so that a context that reads the
  *    allocated word also reads the record's fields as the chunk has them);
@@ -22,11 +23,14 @@
  *    on two CPUs exactly one wins, and a free by a stale handle can never
  *    take a later allocation of the block.
  *
- * A block freed by another context than the owner is claimed in its state
- * word, then its bit is set in the chunk's remote words (chunk.h) and the
- * chunk queued on the owner's heap; the owner moves those bits into its
- * free map when it next needs blocks.  Until then the block is neither
- * allocated nor allocatable.
+ * A block freed by another context than the owner gets DP_ST_PENDING in
+ * its state word: with the claim itself (one compare-and-exchange) when
+ * the free has no byte work, else after it.  The freer then makes sure the
+ * block's region (one cache line of state words) is marked in the chunk's
+ * remote words and the chunk is queued on the owner's heap (remote.c); the
+ * owner, when it next needs blocks, looks through the marked regions and
+ * moves the pending blocks into its free map (heap.c).  Until then the
+ * block is neither allocated nor allocatable.
  */
 #ifndef DMAPOOL_BLOCK_H
 #define DMAPOOL_BLOCK_H
@@ -35,6 +39,7 @@
 
 #define DP_ST_ALLOC	1u
 #define DP_ST_WHOLE	2u
+#define DP_ST_PENDING	4u
 #define DP_ST_GEN_SHIFT	4
 #define DP_ST_GEN_ONE	((u32)1 << DP_ST_GEN_SHIFT)
 #define DP_GEN_BITS	28
@@ -218,6 +223,17 @@ static inline bool dp_state_claim_seen(struct dp_chunk *c, size_t pos,
 				       u32 seen)
 {
 	return dp_os_cmpxchg32(&c->st[pos], seen, seen & ~DP_ST_ALLOC);
+}
+
+/*
+ * The same, and publish it in the same instant: free and DP_ST_PENDING (a
+ * remote free with no byte work, remote.c).
+ */
+static inline bool dp_state_claim_remote(struct dp_chunk *c, size_t pos,
+					 u32 seen)
+{
+	return dp_os_cmpxchg32(&c->st[pos], seen,
+			       (seen & ~DP_ST_ALLOC) | DP_ST_PENDING);
 }
 
 /*

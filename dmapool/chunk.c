@@ -30,7 +30,8 @@ static size_t rem_offset(const struct dp_geometry *g)
 
 size_t dp_chunk_meta_size(const struct dp_geometry *g)
 {
-	return rem_offset(g) + sizeof(struct dp_remote) + map_bytes(g);
+	return rem_offset(g) + sizeof(struct dp_remote) +
+	       dp_remote_nwords(g) * sizeof(u64);
 }
 
 struct dp_chunk *dp_chunk_record_new(const struct dp_geometry *g,
@@ -89,8 +90,9 @@ int dp_chunk_fill(const struct dp_geometry *g, struct dmapool_dev *dev,
 		c->map[w] = full_map[w];
 		if (full_map[w])
 			c->summary |= (u64)1 << w;
-		c->rem->words[w] = 0;
 	}
+	for (w = 0; w < dp_remote_nwords(g); w++)
+		c->rem->words[w] = 0;
 	c->rem->queued = 0;
 	c->rem->next = NULL;
 	return 0;

@@ -39,11 +39,17 @@
 struct dp_heap;
 
 /* Blocks other contexts freed, waiting for the owner (block.h). */
+/*
+ * Positions per bit of the remote words: one cache line of state words,
+ * which the owner looks through for DP_ST_PENDING (block.h, remote.c).
+ */
+#define DP_REMOTE_REGION	16u
+
 struct dp_remote {
 	struct dp_chunk *next;		/* on the owner heap's remote stack */
 	u32 queued;			/* on that stack (or being pushed) */
 	u32 pad;
-	u64 words[];			/* one bit per position */
+	u64 words[];			/* one bit per DP_REMOTE_REGION positions */
 };
 
 struct dp_chunk {
@@ -105,6 +111,12 @@ struct dp_chunk {
 #define DP_OWNER_ORPHAN	((uintptr_t)5)	/* a heap whose thread exited (lock) */
 
 /* Bytes of a record for geometry @g, and where its parts start. */
+/* The remote words of a chunk of @g: one bit per DP_REMOTE_REGION states. */
+static inline u32 dp_remote_nwords(const struct dp_geometry *g)
+{
+	return (g->nstate + DP_REMOTE_REGION * 64 - 1) / (DP_REMOTE_REGION * 64);
+}
+
 size_t dp_chunk_meta_size(const struct dp_geometry *g);
 
 /*

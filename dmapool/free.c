@@ -189,12 +189,15 @@ static void free_general(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
  * what the lookup found: no RCU, no second lookup.  The claim succeeds only
  * if the state word read first (acquire) is still there: the block stayed
  * allocated, so its chunk stayed, and the fields read in between are its
- * (the allocation's release store published them, block.h).  False
- * (nothing changed) when anything fails: the general path judges it.
+ * (the allocation's release store published them, block.h).  @pending: the
+ * claim makes the block pending for its owner too (a free with no byte
+ * work, remote.c).  False (nothing changed) when anything fails: the
+ * general path judges it.
  */
 static __always_inline bool remote_claim(struct dmapool *pool,
 					 struct dp_chunk *c, uintptr_t va,
-					 dmapool_dma_t dma, u32 *posp)
+					 dmapool_dma_t dma, bool pending,
+					 u32 *posp)
 {
 	const struct dp_geometry *g = &pool->geo;
 	uintptr_t start;
@@ -211,44 +214,62 @@ static __always_inline bool remote_claim(struct dmapool *pool,
 	s = DP_LOAD_ACQUIRE(c->st[pos]);
 	if (DP_UNLIKELY(!(s & DP_ST_ALLOC) ||
 			DP_READ_ONCE(c->vaddr) != start ||
-			DP_READ_ONCE(c->dma) + (va - start) != dma ||
-			!dp_state_claim_seen(c, pos, s)))
+			DP_READ_ONCE(c->dma) + (va - start) != dma))
+		return false;
+	if (pending ? !dp_state_claim_remote(c, pos, s) :
+		      !dp_state_claim_seen(c, pos, s))
 		return false;
 	*posp = (u32)pos;
 	return true;
 }
 
+/*
+ * A free by another context than the owner: mostly no byte work and a
+ * thread's heap, where the claim makes the block pending and the owner
+ * learns of it (remote.c) with no second atomic on its state word; else
+ * the claim, then the steps of free_claimed_other().
+ */
 static bool free_remote(struct dmapool *pool, struct dp_chunk *c,
 			uintptr_t va, dmapool_dma_t dma, bool zero)
 {
+	const uintptr_t o = DP_READ_ONCE(c->owner);
+	const bool direct = !((pool->steps & DP_STEPS_FREE_BYTES) || zero) &&
+			    o != DP_OWNER_SHARED && o != DP_OWNER_ORPHAN;
 	u32 pos;
 
-	if (!remote_claim(pool, c, va, dma, &pos))
+	if (!remote_claim(pool, c, va, dma, direct, &pos))
 		return false;
+	if (DP_LIKELY(direct)) {
+		/*
+		 * If the heap was orphaned meanwhile, its stack is still the
+		 * one to publish on: whoever takes the heap collects it.
+		 */
+		dp_remote_publish(c, pos);
+		return true;
+	}
 	free_claimed_other(pool, c, pos, zero);
 	return true;
 }
 
 /*
  * free_remote() for dmapool_free_bulk(): a block of another thread's heap
- * with no byte work joins the run (one fetch_or for the blocks of one word
- * the batch frees in a row); anything else as free_remote().
+ * with no byte work joins the run (one look at the remote word for the
+ * regions of one word the batch frees in a row); anything else as
+ * free_remote().
  */
 static DP_NOINLINE bool free_remote_run(struct dmapool *pool,
 					struct dp_chunk *c, uintptr_t va,
-					dmapool_dma_t dma, struct dp_remote_run *r)
+					dmapool_dma_t dma,
+					struct dp_remote_run *r)
 {
-	uintptr_t o;
+	const uintptr_t o = DP_READ_ONCE(c->owner);
 	u32 pos;
 
-	if (!remote_claim(pool, c, va, dma, &pos))
-		return false;
-	o = DP_READ_ONCE(c->owner);
 	if ((pool->steps & DP_STEPS_FREE_BYTES) || o == DP_OWNER_SHARED ||
-	    o == DP_OWNER_ORPHAN) {
-		free_claimed_steps(pool, c, pos, false);
-		return true;
-	}
+	    o == DP_OWNER_ORPHAN)
+		return free_remote(pool, c, va, dma, false);
+	if (!remote_claim(pool, c, va, dma, true, &pos))
+		return false;
 	dp_remote_run_add(r, c, pos);
 	return true;
 }

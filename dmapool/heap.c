@@ -449,36 +449,59 @@ void dp_heap_give(struct dp_heap *h, struct dp_chunk *c, u32 pos,
 
 /* ---- remote frees ------------------------------------------------------- */
 
+/* @bits of free-map word @w of @c came back from other contexts. */
+static void collected(struct dp_heap *h, struct dp_chunk *c, u32 w, u64 bits,
+		      struct dp_chunk **release)
+{
+	if (h->pool->steps & DP_STEP_QUARANTINE) {
+		while (bits) {
+			u32 b = dp_os_ctz64(bits);
+
+			bits &= bits - 1;
+			quarantine_add(h, c, w * 64 + b, release);
+		}
+		return;
+	}
+	after_put(h, c, dp_block_put_bits(c, w, bits), release);
+}
+
 static void collect(struct dp_heap *h, struct dp_chunk **release)
 {
 	struct dp_chunk *c, *next;
-	const u32 nwords = h->pool->geo.nwords;
+	const u32 nstate = h->pool->geo.nstate;
+	const u32 nrem = dp_remote_nwords(&h->pool->geo);
 
 	if (!DP_READ_ONCE(h->remote))
 		return;
 	for (c = DP_XCHG(&h->remote, NULL); c; c = next) {
-		u32 w;
+		u32 k;
 
 		next = c->rem->next;
 		DP_XCHG(&c->rem->queued, 0);
 		if (c->heap != h)
 			continue;	/* released since: nothing to collect */
-		for (w = 0; w < nwords; w++) {
-			u64 bits;
+		for (k = 0; k < nrem; k++) {
+			u64 regions, bits = 0;
+			u32 w = 0;
 
-			if (!DP_READ_ORDERED(c->rem->words[w]))
+			if (!DP_READ_ORDERED(c->rem->words[k]))
 				continue;
-			bits = DP_XCHG(&c->rem->words[w], 0);
-			if (h->pool->steps & DP_STEP_QUARANTINE) {
-				while (bits) {
-					u32 b = dp_os_ctz64(bits);
+			regions = DP_XCHG(&c->rem->words[k], 0);
+			/* Regions in order: those of one map word together. */
+			while (regions) {
+				const u32 r = k * 64 + dp_os_ctz64(regions);
+				const u32 rw = r * DP_REMOTE_REGION / 64;
 
-					bits &= bits - 1;
-					quarantine_add(h, c, w * 64 + b, release);
+				regions &= regions - 1;
+				if (bits && rw != w) {
+					collected(h, c, w, bits, release);
+					bits = 0;
 				}
-				continue;
+				w = rw;
+				bits |= dp_remote_collect_region(c, r, nstate);
 			}
-			after_put(h, c, dp_block_put_bits(c, w, bits), release);
+			if (bits)
+				collected(h, c, w, bits, release);
 		}
 	}
 }

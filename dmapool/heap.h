@@ -180,21 +180,31 @@ static __always_inline struct dp_mag_ent *dp_heap_mag_pop(struct dp_heap *h)
 }
 
 /*
- * Another context's free of a block it claimed: publish it to the owner
- * (remote.c).
+ * Another context's free of a block it claimed and did the byte work of:
+ * pending, and published to the owner (remote.c).
  */
 void dp_heap_remote_free(struct dp_chunk *c, u32 pos);
 /*
- * A bulk free's remote blocks claimed and not yet published (free.c,
- * dmapool_free_bulk()): @bits of free-map word @w of @c, published with one
- * fetch_or when the next block is of another word and before the call
- * returns.  Until then they are as a single remote free leaves its block
- * between its claim and its fetch_or, for longer: free for every check, in
- * no free map.
+ * The same for a block whose claim made it pending already
+ * (dp_state_claim_remote(), block.h).
+ */
+void dp_remote_publish(struct dp_chunk *c, u32 pos);
+/*
+ * The owner: the blocks of region @r of @c that other contexts freed (its
+ * bit was in the remote words it just exchanged), no longer pending; their
+ * bits of free-map word @r * DP_REMOTE_REGION / 64 returned.
+ */
+u64 dp_remote_collect_region(struct dp_chunk *c, u32 r, u32 nstate);
+/*
+ * A bulk free's remote blocks, pending (claimed with
+ * dp_state_claim_remote()) and not yet published (free.c,
+ * dmapool_free_bulk()): regions @bits of remote word @k of @c, published
+ * together when the next block is of another word and before the call
+ * returns.  The owner may find them before that (remote.c).
  */
 struct dp_remote_run {
 	struct dp_chunk *c;
-	u32 w;
+	u32 k;
 	u64 bits;
 };
 
@@ -203,11 +213,13 @@ void dp_remote_run_flush(struct dp_remote_run *r);
 static inline void dp_remote_run_add(struct dp_remote_run *r,
 				     struct dp_chunk *c, u32 pos)
 {
-	if (r->bits && (r->c != c || r->w != pos / 64))
+	const u32 region = pos / DP_REMOTE_REGION;
+
+	if (r->bits && (r->c != c || r->k != region / 64))
 		dp_remote_run_flush(r);
 	r->c = c;
-	r->w = pos / 64;
-	r->bits |= (u64)1 << (pos % 64);
+	r->k = region / 64;
+	r->bits |= (u64)1 << (region % 64);
 }
 
 /*

@@ -252,10 +252,10 @@ static u32 allocated_in(const struct dmapool *pool,
 static u32 pending_in(const struct dmapool *pool,
 		      const struct dp_chunk *c)
 {
-	u32 w, n = 0;
+	u32 pos, n = 0;
 
-	for (w = 0; w < pool->geo.nwords; w++)
-		n += dp_os_popcount64(DP_READ_ONCE(c->rem->words[w]));
+	for (pos = 0; pos < pool->geo.nstate; pos++)
+		n += !!(DP_READ_ONCE(c->st[pos]) & DP_ST_PENDING);
 	return n;
 }
 

@@ -359,6 +359,82 @@ Test(shrink, remote_frees_wait_for_their_owner)
 	dmapool_dev_put(dev);
 }
 
+/* Another thread frees blocks [from, to) of @v. */
+struct span {
+	struct dmapool *pool;
+	void **v;
+	dmapool_dma_t *d;
+	int from, to;
+};
+
+static void *free_span(void *arg)
+{
+	struct span *k = arg;
+	int i;
+
+	for (i = k->from; i < k->to; i++)
+		dmapool_free(k->pool, k->v[i], k->d[i]);
+	return NULL;
+}
+
+static void free_span_in_thread(struct span *k, int from, int to)
+{
+	pthread_t t;
+
+	k->from = from;
+	k->to = to;
+	cr_assert_eq(pthread_create(&t, NULL, free_span, k), 0);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+}
+
+/*
+ * Remote frees mark a region of 16 state words for the owner (remote.c); a
+ * collection clears the marks.  Blocks freed into a region after its
+ * collection, and into a region already marked, all come back, once.
+ */
+Test(shrink, remote_frees_after_a_collection_come_back)
+{
+	struct dmapool_dev *dev = tl_heap();
+	void *v[40];
+	dmapool_dma_t d[40];
+	struct span k = { NULL, v, d, 0, 0 };
+	int i;
+
+	tl_reset();
+	k.pool = make(dev, 64, 0, 0);
+	for (i = 0; i < 40; i++)
+		cr_assert_not_null(v[i] = dmapool_alloc(k.pool, 0, &d[i]));
+	cr_assert_eq(stats(k.pool).chunks, 1);
+	free_span_in_thread(&k, 0, 4);
+	cr_assert_eq(stats(k.pool).blocks_cached, 4, "freed, not collected");
+	/* A collection (shrink collects the caller's heap first): ours again. */
+	cr_assert_eq(dmapool_shrink(k.pool), 0, "the chunk holds 36 blocks");
+	cr_assert_eq(stats(k.pool).blocks_cached, 0);
+	cr_assert_eq(stats(k.pool).blocks_in_use, 36);
+	/* The same region again after it, then one marked twice in a row. */
+	free_span_in_thread(&k, 4, 8);
+	free_span_in_thread(&k, 8, 12);
+	free_span_in_thread(&k, 12, 33);
+	cr_assert_eq(stats(k.pool).blocks_in_use, 40 - 33);
+	cr_assert_eq(stats(k.pool).blocks_cached, 33 - 4);
+	/* Pending, not collected: a second free is a double free, once. */
+	dmapool_free(k.pool, v[5], d[5]);
+	cr_assert_eq(tl_cap.n, 1);
+	cr_assert_eq(tl_last()->kind, DMAPOOL_R_DOUBLE_FREE);
+	free_span_in_thread(&k, 20, 21);
+	cr_assert_eq(tl_cap.n, 2);
+	cr_assert_eq(tl_last()->kind, DMAPOOL_R_DOUBLE_FREE);
+	for (i = 33; i < 40; i++)
+		dmapool_free(k.pool, v[i], d[i]);
+	/* Every block back: the chunk is empty and goes. */
+	cr_assert_eq(dmapool_shrink(k.pool), 1);
+	cr_assert_eq(stats(k.pool).chunks, 0);
+	cr_assert_eq(stats(k.pool).blocks_in_use, 0);
+	cr_assert_eq(tl_cap.n, 2);
+	dmapool_destroy(k.pool);
+	dmapool_dev_put(dev);
+}
+
 Test(shrink, thread_cache_double_free_is_reported)
 {
 	struct dmapool_dev *dev = tl_heap();
