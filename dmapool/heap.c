@@ -117,6 +117,8 @@ int dp_heap_ring_alloc(struct dp_heap *h, dmapool_gfp_t gfp)
 		return 0;
 	q->max = h->pool->quarantine_max;
 	q->ring = dp_os_host_alloc(q->max * sizeof(*q->ring), gfp);
+	q->end = q->ring ? q->ring + q->max : NULL;
+	q->head = q->ring;
 	return q->ring ? 0 : -1;
 }
 
@@ -364,10 +366,10 @@ static void mag_flush(struct dp_heap *h, struct dp_chunk **release)
 static void release_oldest(struct dp_heap *h, struct dp_chunk **release)
 {
 	struct dp_quarantine *q = &h->q;
-	struct dp_qent e = q->ring[q->head];
+	struct dp_qent e = *q->head;
 
-	if (++q->head == q->max)
-		q->head = 0;
+	if (++q->head == q->end)
+		q->head = q->ring;
 	DP_WRITE_ONCE(q->count, q->count - 1);
 	put(h, e.c, e.pos, release);
 }
@@ -376,13 +378,13 @@ static void release_oldest(struct dp_heap *h, struct dp_chunk **release)
 static void quarantine_push(struct dp_quarantine *q, struct dp_chunk *c,
 			    u32 pos, u32 now)
 {
-	u32 tail = q->head + q->count;
+	struct dp_qent *e = q->head + q->count;
 
-	if (tail >= q->max)
-		tail -= q->max;
-	q->ring[tail].c = c;
-	q->ring[tail].pos = pos;
-	q->ring[tail].epoch = now;
+	if (e >= q->end)
+		e -= q->max;
+	e->c = c;
+	e->pos = pos;
+	e->epoch = now;
 	DP_WRITE_ONCE(q->count, q->count + 1);
 }
 
@@ -404,7 +406,7 @@ void dp_heap_quiesce(struct dp_heap *h, bool all, struct dp_chunk **release)
 	u32 now = DP_READ_ONCE(h->pool->qepoch);
 
 	while (q->count &&
-	       (all || (int32_t)(q->ring[q->head].epoch - now) < 0))
+	       (all || (int32_t)(q->head->epoch - now) < 0))
 		release_oldest(h, release);
 }
 
@@ -420,7 +422,7 @@ void dp_heap_give(struct dp_heap *h, struct dp_chunk *c, u32 pos,
 		return;
 	}
 	now = DP_READ_ONCE(h->pool->qepoch);
-	e = &q->ring[q->head];
+	e = q->head;
 	if (DP_LIKELY(q->count == q->max &&
 		      (int32_t)(e->epoch - now) >= 0)) {
 		/*
@@ -432,8 +434,8 @@ void dp_heap_give(struct dp_heap *h, struct dp_chunk *c, u32 pos,
 		e->c = c;
 		e->pos = pos;
 		e->epoch = now;
-		if (++q->head == q->max)
-			q->head = 0;
+		if (++q->head == q->end)
+			q->head = q->ring;
 		DP_WRITE_ONCE(q->forced, q->forced + 1);
 		put(h, old.c, old.pos, release);
 		return;

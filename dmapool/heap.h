@@ -37,8 +37,9 @@ struct dp_qent {
 };
 
 struct dp_quarantine {
-	struct dp_qent *ring;		/* oldest at head */
-	u32 head, count, max;		/* count: DP_WRITE_ONCE (stats) */
+	struct dp_qent *ring, *end;	/* end: ring + max */
+	struct dp_qent *head;		/* the oldest entry */
+	u32 count, max;			/* count: DP_WRITE_ONCE (stats) */
 	u64 forced;			/* released by the bound, not quiesce */
 };
 

@@ -44,7 +44,7 @@ quarantine_swap(struct dmapool *pool, struct dp_heap *h, struct dp_chunk **c,
 {
 	struct dp_quarantine *q = &h->q;
 	const u32 now = DP_READ_ONCE(pool->qepoch);
-	struct dp_qent *e = &q->ring[q->head];
+	struct dp_qent *e = q->head;
 	struct dp_chunk *oc;
 	u32 op;
 
@@ -57,8 +57,7 @@ quarantine_swap(struct dmapool *pool, struct dp_heap *h, struct dp_chunk **c,
 	e->pos = (u32)*pos;
 	*pos = op;
 	e->epoch = now;
-	if (++q->head == q->max)
-		q->head = 0;
+	q->head = e + 1 == q->end ? q->ring : e + 1;
 	DP_WRITE_ONCE(q->forced, q->forced + 1);
 	return true;
 }
