@@ -186,14 +186,34 @@ static void free_general(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 
 /*
  * Another context's block in a hash pool with the one-multiply check, @c
- * what the lookup found: no RCU, no second lookup.  The claim succeeds only
- * if the state word read first (acquire) is still there: the block stayed
- * allocated, so its chunk stayed, and the fields read in between are its
- * (the allocation's release store published them, block.h).  @pending: the
- * claim makes the block pending for its owner too (a free with no byte
- * work, remote.c).  False (nothing changed) when anything fails: the
- * general path judges it.
+ * what the lookup found and @pos the position it computed: no RCU, no
+ * second lookup.  The claim succeeds only if the state word read first
+ * (acquire) is still there: the block stayed allocated, so its chunk
+ * stayed, and the fields read after it are its (the allocation's release
+ * store published them, block.h); so @va must be block @pos of the chunk
+ * they describe, whatever the record described when @pos was computed.
+ * @pending: the claim makes the block pending for its owner too (a free
+ * with no byte work, remote.c).  False (nothing changed) when anything
+ * fails: the general path judges it.
  */
+static __always_inline bool remote_claim_at(struct dmapool *pool,
+					    struct dp_chunk *c, uintptr_t va,
+					    dmapool_dma_t dma, size_t pos,
+					    bool pending)
+{
+	u32 s = DP_LOAD_ACQUIRE(c->st[pos]);
+	uintptr_t start = DP_READ_ONCE(c->vaddr);
+
+	/* @va is block @pos of the chunk the record describes now. */
+	if (DP_UNLIKELY(!(s & DP_ST_ALLOC) ||
+			va - start != pos * pool->geo.stride ||
+			DP_READ_ONCE(c->dma) + (va - start) != dma))
+		return false;
+	return pending ? dp_state_claim_remote(c, pos, s) :
+			 dp_state_claim_seen(c, pos, s);
+}
+
+/* The same from the address alone: the position from the record's vaddr. */
 static __always_inline bool remote_claim(struct dmapool *pool,
 					 struct dp_chunk *c, uintptr_t va,
 					 dmapool_dma_t dma, bool pending,
@@ -202,25 +222,30 @@ static __always_inline bool remote_claim(struct dmapool *pool,
 	const struct dp_geometry *g = &pool->geo;
 	uintptr_t start;
 	size_t pos;
-	u32 s;
 
 	/* Where no address is a hole, a position in them may look valid. */
 	if (DP_UNLIKELY(c == &dp_chunk_none || c == &dp_chunk_tomb))
 		return false;
 	start = DP_READ_ONCE(c->vaddr);
 	pos = (size_t)dp_geo_fast_pos(g, va - start);
-	if (DP_UNLIKELY(pos >= g->fast_n))
-		return false;
-	s = DP_LOAD_ACQUIRE(c->st[pos]);
-	if (DP_UNLIKELY(!(s & DP_ST_ALLOC) ||
-			DP_READ_ONCE(c->vaddr) != start ||
-			DP_READ_ONCE(c->dma) + (va - start) != dma))
-		return false;
-	if (pending ? !dp_state_claim_remote(c, pos, s) :
-		      !dp_state_claim_seen(c, pos, s))
+	if (DP_UNLIKELY(pos >= g->fast_n) ||
+	    !remote_claim_at(pool, c, va, dma, pos, pending))
 		return false;
 	*posp = (u32)pos;
 	return true;
+}
+
+/*
+ * Can another context's free of a block of @c make it pending with its
+ * claim?  No byte work, and a thread's heap (not the pool lock's).
+ */
+static __always_inline bool remote_direct(const struct dmapool *pool,
+					  const struct dp_chunk *c, bool zero)
+{
+	const uintptr_t o = DP_READ_ONCE(c->owner);
+
+	return !((pool->steps & DP_STEPS_FREE_BYTES) || zero) &&
+	       o != DP_OWNER_SHARED && o != DP_OWNER_ORPHAN;
 }
 
 /*
@@ -232,9 +257,7 @@ static __always_inline bool remote_claim(struct dmapool *pool,
 static bool free_remote(struct dmapool *pool, struct dp_chunk *c,
 			uintptr_t va, dmapool_dma_t dma, bool zero)
 {
-	const uintptr_t o = DP_READ_ONCE(c->owner);
-	const bool direct = !((pool->steps & DP_STEPS_FREE_BYTES) || zero) &&
-			    o != DP_OWNER_SHARED && o != DP_OWNER_ORPHAN;
+	const bool direct = remote_direct(pool, c, zero);
 	u32 pos;
 
 	if (!remote_claim(pool, c, va, dma, direct, &pos))
@@ -262,11 +285,9 @@ static DP_NOINLINE bool free_remote_run(struct dmapool *pool,
 					dmapool_dma_t dma,
 					struct dp_remote_run *r)
 {
-	const uintptr_t o = DP_READ_ONCE(c->owner);
 	u32 pos;
 
-	if ((pool->steps & DP_STEPS_FREE_BYTES) || o == DP_OWNER_SHARED ||
-	    o == DP_OWNER_ORPHAN)
+	if (!remote_direct(pool, c, false))
 		return free_remote(pool, c, va, dma, false);
 	if (!remote_claim(pool, c, va, dma, true, &pos))
 		return false;
@@ -302,12 +323,31 @@ DP_NOINLINE void dp_free_slow(struct dmapool *pool, void *vaddr,
  * cold as its caller: a thread freeing what another allocated comes here
  * every time.
  */
-static DP_NOINLINE DP_HOT void free_other(struct dmapool *pool, void *vaddr,
-					  dmapool_dma_t dma, struct dp_chunk *c)
+static DP_NOINLINE void free_other_steps(struct dmapool *pool, void *vaddr,
+					 dmapool_dma_t dma, struct dp_chunk *c)
 {
 	if (free_remote(pool, c, (uintptr_t)vaddr, dma, false))
 		return;
 	dp_free_slow(pool, vaddr, dma, false);
+}
+
+static DP_NOINLINE DP_HOT void free_other(struct dmapool *pool, void *vaddr,
+					  dmapool_dma_t dma, struct dp_chunk *c,
+					  size_t pos)
+{
+	const uintptr_t va = (uintptr_t)vaddr;
+
+	/*
+	 * @pos is the fast path's, from the vaddr it read: a position of the
+	 * record's geometry unless @c is a marker.  Only tail calls: no
+	 * stack frame.
+	 */
+	if (DP_UNLIKELY(c == &dp_chunk_none || c == &dp_chunk_tomb ||
+			!remote_direct(pool, c, false)))
+		return free_other_steps(pool, vaddr, dma, c);
+	if (DP_UNLIKELY(!remote_claim_at(pool, c, va, dma, pos, true)))
+		return dp_free_slow(pool, vaddr, dma, false);
+	dp_remote_publish(c, (u32)pos);
 }
 
 /*
@@ -315,9 +355,10 @@ static DP_NOINLINE DP_HOT void free_other(struct dmapool *pool, void *vaddr,
  * path keeps its registers (a hot call there costs option pools a move).
  */
 static DP_NOINLINE DP_COLD void free_declined(struct dmapool *pool, void *vaddr,
-					      dmapool_dma_t dma, struct dp_chunk *c)
+					      dmapool_dma_t dma, struct dp_chunk *c,
+					      size_t pos)
 {
-	free_other(pool, vaddr, dma, c);
+	free_other(pool, vaddr, dma, c, pos);
 }
 
 /* ---- the fast path ------------------------------------------------------ */
@@ -397,7 +438,7 @@ declined:
 	    free_remote_run(pool, c, va, dma, run))
 		return;
 	/* Another context's block, or wrong: judged again. */
-	free_declined(pool, vaddr, dma, c);
+	free_declined(pool, vaddr, dma, c, pos);
 }
 
 void dmapool_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
