@@ -38,13 +38,13 @@
 
 struct dp_heap;
 
-/* Blocks other contexts freed, waiting for the owner (block.h). */
 /*
  * Positions per bit of the remote words: one cache line of state words,
  * which the owner looks through for DP_ST_PENDING (block.h, remote.c).
  */
 #define DP_REMOTE_REGION	16u
 
+/* Blocks other contexts freed, waiting for the owner (block.h). */
 struct dp_remote {
 	struct dp_chunk *next;		/* on the owner heap's remote stack */
 	u32 queued;			/* on that stack (or being pushed) */
@@ -110,13 +110,13 @@ struct dp_chunk {
 #define DP_OWNER_SHARED	((uintptr_t)3)	/* the pool's shared heap (lock) */
 #define DP_OWNER_ORPHAN	((uintptr_t)5)	/* a heap whose thread exited (lock) */
 
-/* Bytes of a record for geometry @g, and where its parts start. */
 /* The remote words of a chunk of @g: one bit per DP_REMOTE_REGION states. */
 static inline u32 dp_remote_nwords(const struct dp_geometry *g)
 {
 	return (g->nstate + DP_REMOTE_REGION * 64 - 1) / (DP_REMOTE_REGION * 64);
 }
 
+/* Bytes of a record for geometry @g, and where its parts start. */
 size_t dp_chunk_meta_size(const struct dp_geometry *g);
 
 /*

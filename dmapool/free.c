@@ -282,16 +282,17 @@ static bool free_remote(struct dmapool *pool, struct dp_chunk *c,
  */
 static DP_NOINLINE bool free_remote_run(struct dmapool *pool,
 					struct dp_chunk *c, uintptr_t va,
-					dmapool_dma_t dma,
+					dmapool_dma_t dma, size_t pos,
 					struct dp_remote_run *r)
 {
-	u32 pos;
-
+	/* @pos: the fast path's, as in free_other(). */
+	if (DP_UNLIKELY(c == &dp_chunk_none || c == &dp_chunk_tomb))
+		return false;
 	if (!remote_direct(pool, c, false))
 		return free_remote(pool, c, va, dma, false);
-	if (!remote_claim(pool, c, va, dma, true, &pos))
+	if (!remote_claim_at(pool, c, va, dma, pos, true))
 		return false;
-	dp_remote_run_add(r, c, pos);
+	dp_remote_run_add(r, c, (u32)pos);
 	return true;
 }
 
@@ -316,13 +317,7 @@ DP_NOINLINE void dp_free_slow(struct dmapool *pool, void *vaddr,
 	free_general(pool, vaddr, dma, zero);
 }
 
-/*
- * Not the fast path's free (@c: what its lookup found).  A valid one here
- * is another context's (the caller's own come here only when a check
- * fails): the remote free first, without the judging's frame.  Hot, not
- * cold as its caller: a thread freeing what another allocated comes here
- * every time.
- */
+/* free_other() for a remote free with steps, or none at all: out of line. */
 static DP_NOINLINE void free_other_steps(struct dmapool *pool, void *vaddr,
 					 dmapool_dma_t dma, struct dp_chunk *c)
 {
@@ -331,6 +326,13 @@ static DP_NOINLINE void free_other_steps(struct dmapool *pool, void *vaddr,
 	dp_free_slow(pool, vaddr, dma, false);
 }
 
+/*
+ * Not the fast path's free (@c: what its lookup found).  A valid one here
+ * is another context's (the caller's own come here only when a check
+ * fails): the remote free first, without the judging's frame.  Hot, not
+ * cold as its caller: a thread freeing what another allocated comes here
+ * every time.
+ */
 static DP_NOINLINE DP_HOT void free_other(struct dmapool *pool, void *vaddr,
 					  dmapool_dma_t dma, struct dp_chunk *c,
 					  size_t pos)
@@ -435,7 +437,7 @@ declined:
 	dp_owner_unpin(&pool->owners, pin);
 	/* A bulk free's remote block joins its run (@run: a constant). */
 	if (run && DP_LIKELY(pool->geo.fast_n) &&
-	    free_remote_run(pool, c, va, dma, run))
+	    free_remote_run(pool, c, va, dma, pos, run))
 		return;
 	/* Another context's block, or wrong: judged again. */
 	free_declined(pool, vaddr, dma, c, pos);

@@ -326,7 +326,7 @@ static inline bool dp_random_run_over(const struct dp_heap *h)
 
 /*
  * The longest run of allocations a random pool's heap takes from one drawn
- * word (bytes of @rbits below its end bit); a run never takes more than
+ * word (6-bit takes of @rbits below its end bit); a run never takes more than
  * half the free blocks the word had when drawn.
  */
 #define DP_RANDOM_RUN	10u

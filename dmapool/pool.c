@@ -239,23 +239,22 @@ EXPORT_SYMBOL(dmapool_create);
 
 /* ---- reading the records ------------------------------------------------ */
 
+/*
+ * Blocks of @c allocated now, and (*@pending) those another context freed
+ * that its owner has not collected: one pass over the state words.
+ */
 static u32 allocated_in(const struct dmapool *pool,
-			const struct dp_chunk *c)
+			const struct dp_chunk *c, u64 *pending)
 {
-	u32 pos, n = 0;
+	u32 pos, n = 0, p = 0;
 
-	for (pos = 0; pos < pool->geo.nstate; pos++)
-		n += DP_READ_ONCE(c->st[pos]) & DP_ST_ALLOC;
-	return n;
-}
+	for (pos = 0; pos < pool->geo.nstate; pos++) {
+		const u32 s = DP_READ_ONCE(c->st[pos]);
 
-static u32 pending_in(const struct dmapool *pool,
-		      const struct dp_chunk *c)
-{
-	u32 pos, n = 0;
-
-	for (pos = 0; pos < pool->geo.nstate; pos++)
-		n += !!(DP_READ_ONCE(c->st[pos]) & DP_ST_PENDING);
+		n += s & DP_ST_ALLOC;
+		p += !!(s & DP_ST_PENDING);
+	}
+	*pending += p;
 	return n;
 }
 
@@ -269,10 +268,8 @@ static u64 in_use(struct dmapool *pool, u64 *pending)
 	for (id = 1; id < pool->nslots; id++) {
 		struct dp_chunk *c = dp_slot_record(pool, id);
 
-		if (c && c->live) {
-			n += allocated_in(pool, c);
-			*pending += pending_in(pool, c);
-		}
+		if (c && c->live)
+			n += allocated_in(pool, c, pending);
 	}
 	return n;
 }
