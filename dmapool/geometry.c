@@ -164,7 +164,7 @@ const char *dp_geometry_init(struct dp_geometry *g, size_t size, size_t align,
 		g->per_seg = (u32)(chunk / stride);
 
 	g->size = (u32)size;
-	g->stride = (u32)stride;
+	g->stride = stride;
 	g->align = (u32)align;
 	g->boundary = (u32)b;
 	g->chunk_size = chunk;

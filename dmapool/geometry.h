@@ -48,7 +48,6 @@
 
 struct dp_geometry {
 	u32 size;		/* block size after rounding to align */
-	u32 stride;		/* distance between block starts in a segment */
 	u32 align;
 	u32 boundary;		/* effective boundary (kernel semantics) */
 	u32 per_seg;		/* blocks per segment */
@@ -58,11 +57,16 @@ struct dp_geometry {
 	u32 nbits;		/* positions per chunk (holes included) */
 	u32 nwords;		/* 64-bit bitmap words */
 	u32 nstate;		/* state words per chunk (>= nbits) */
+	/*
+	 * Word-sized, as fast_n: the fast paths multiply and compare with
+	 * them straight from memory (no load into a register first).
+	 */
+	size_t stride;		/* distance between block starts in a segment */
 	u64 recip;		/* ceil(2^32 / stride) */
 	u64 fast_recip;		/* recip for one-segment chunks, else 0 */
 	u64 fast_inv;		/* inverse of stride's odd part mod 2^64 */
+	size_t fast_n;		/* nstate for one-segment chunks, else 0 */
 	u32 fast_rot;		/* stride's trailing zero bits */
-	u32 fast_n;		/* nstate for one-segment chunks, else 0 */
 	u32 page_shift;
 	bool one_seg;		/* no block can cross the boundary */
 	size_t chunk_size;
