@@ -16,14 +16,16 @@ static size_t map_bytes(const struct dp_geometry *g)
 	return g->nwords * sizeof(u64);
 }
 
-static size_t st_offset(const struct dp_geometry *g)
+static size_t map_offset(const struct dp_geometry *g)
 {
-	return sizeof(struct dp_chunk) + map_bytes(g);
+	size_t end = sizeof(struct dp_chunk) + g->nstate * sizeof(u32);
+
+	return (end + sizeof(u64) - 1) / sizeof(u64) * sizeof(u64);
 }
 
 static size_t rem_offset(const struct dp_geometry *g)
 {
-	size_t end = st_offset(g) + g->nstate * sizeof(u32);
+	size_t end = map_offset(g) + map_bytes(g);
 
 	return (end + 2 * DP_LINE - 1) / DP_LINE * DP_LINE;
 }
@@ -41,7 +43,7 @@ struct dp_chunk *dp_chunk_record_new(const struct dp_geometry *g,
 
 	if (!c)
 		return NULL;
-	c->st = (u32 *)((char *)c + st_offset(g));
+	c->map = (u64 *)((char *)c + map_offset(g));
 	c->rem = (struct dp_remote *)((char *)c + rem_offset(g));
 	c->fast_owner = DP_OWNER_NONE;
 	return c;

@@ -18,7 +18,7 @@
  * before the record describes other memory.
  *
  * Who writes what:
- *   vaddr, dma, st, rem                 set when the record gets a chunk,
+ *   vaddr, dma, map, rem                set when the record gets a chunk,
  *                                       read by any free
  *   fast_owner, listed                  the owner, when the chunk joins or
  *                                       leaves its heap's avail list (or
@@ -65,7 +65,12 @@ struct dp_chunk {
 	uintptr_t fast_owner;
 	uintptr_t vaddr;		/* start of the DMA memory */
 	dmapool_dma_t dma;		/* its bus address */
-	u32 *st;			/* state word per position (block.h) */
+	/*
+	 * The free map: nwords words, after the state words (at an offset
+	 * that depends on the geometry, so it is named here, on the line
+	 * every free reads, rather than computed).
+	 */
+	u64 *map;
 	struct dp_remote *rem;
 	uintptr_t owner;		/* token of the owning context */
 	struct dp_heap *heap;		/* the owning heap */
@@ -96,8 +101,14 @@ struct dp_chunk {
 	 */
 	u64 summary;			/* bit w: map[w] has a free block */
 	struct dp_chunk *next, *prev;	/* the heap's avail or empty list */
-	/* free and allocatable: nwords words, then st[] and *rem */
-	u64 map[];
+	/*
+	 * The state word per position (block.h), then map[] and *rem.  At a
+	 * fixed offset in every record: the fast paths address a block's
+	 * word from the record pointer alone, with no load of a pointer
+	 * first (and a free can fetch its line before it has read the
+	 * record's first line).
+	 */
+	u32 st[];
 };
 
 /* chunk->listed */

@@ -370,35 +370,68 @@ static DP_NOINLINE DP_COLD void free_declined(struct dmapool *pool, void *vaddr,
  * run in which @va is a block start (*@pos its position), or
  * &dp_chunk_none.  dp_geo_fast_pos() bounds the offset too, so a probe is
  * one multiply and one compare; an address that is no block start of a
- * one-segment chunk runs on to the run's end and is judged slowly.
+ * one-segment chunk runs on to the run's end and is judged slowly.  The
+ * offset is from the bucket's copy of the chunk's start (index.h), so the
+ * block's state word is known, and its line asked for, before the record
+ * is read: the claim then waits for one miss, not two in a row.
  */
-static __always_inline struct dp_chunk *
-find_block(const struct dmapool *pool, uintptr_t va, uintptr_t *off,
-	   size_t *pos)
+/*
+ * The fast path's lookup and block check in one: the chunk of @va's bucket
+ * run in which @va is a block start (*@pos its position), or
+ * &dp_chunk_none.  dp_geo_fast_pos() bounds the offset too, so a probe is
+ * one multiply and one compare; an address that is no block start of a
+ * one-segment chunk runs on to the run's end and is judged slowly.  The
+ * offset is from the bucket's copy of the chunk's start (index.h), so the
+ * block's state word is known, and its line asked for, before the record
+ * is read: the claim then waits for one miss, not two in a row.
+ *
+ * With @run, the whole run; without, the home bucket only: false when @va
+ * is no block start of its chunk (dmapool_free() then starts again with
+ * @run, which also judges an empty bucket: a loop here would cost the fast
+ * path a saved register).
+ */
+static __always_inline bool
+find_block(const struct dmapool *pool, uintptr_t va, struct dp_chunk **cp,
+	   uintptr_t *off, size_t *pos, const bool run)
 {
 	const struct dp_hash *h = &pool->index.hash;
-	struct dp_chunk *const *b = DP_RCU_DEREF(h->b);
-	const struct dp_hash_table *t = DP_CONTAINER_OF(b, struct dp_hash_table,
-							b[0]);
-	/* dp_hash_home(), with the multiplier read from the pool. */
-	u64 i = (((va & h->gmask) * h->mult) >> 32) & t->mask;
+	const struct dp_hash_table *t;
+	const char *b = dp_hash_bytes(h, &t);
+	/* The multiplier read from the pool: no 64-bit immediate to load. */
+	u64 i = dp_hash_home_byte(t, va & h->gmask, h->mult);
 
 	for (;;) {
-		struct dp_chunk *c = DP_RCU_DEREF(b[i]);
+		const struct dp_hash_bucket *bk =
+			(const struct dp_hash_bucket *)(b + i);
+		struct dp_chunk *c = DP_READ_ONCE(bk->c);
 		u64 q;
 
-		*off = va - DP_READ_ONCE(c->vaddr);
+		*off = va - DP_READ_ONCE(bk->vaddr);
 		q = dp_geo_fast_pos(&pool->geo, *off);
 		*pos = (size_t)q;
-		if (DP_LIKELY(q < pool->geo.fast_n) || c == &dp_chunk_none)
-			return c;
-		i = (i + 1) & t->mask;
+		*cp = c;
+		if (DP_LIKELY(q < pool->geo.fast_n)) {
+			dp_os_prefetch_w(&c->st[q]);
+			return true;
+		}
+		if (!run)
+			return false;
+		if (c == &dp_chunk_none)
+			return true;
+		i = (i + sizeof(*bk)) & t->bmask;
 	}
 }
 
+static DP_NOINLINE void free_probed(struct dmapool *pool, void *vaddr,
+				    dmapool_dma_t dma);
+
+/*
+ * @run: a bulk free's remote run (a constant: NULL or not); @probe: look
+ * past the home bucket (else a longer run goes to free_probed()).
+ */
 static __always_inline void
 free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
-	 struct dp_remote_run *run)
+	 struct dp_remote_run *run, const bool probe)
 {
 	const uintptr_t va = (uintptr_t)vaddr;
 	struct dp_chunk *c;
@@ -408,7 +441,10 @@ free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 	size_t pos;
 
 	/* A miss gives dp_chunk_none, whose owner is nobody. */
-	c = find_block(pool, va, &off, &pos);
+	if (!find_block(pool, va, &c, &off, &pos, probe)) {
+		free_probed(pool, vaddr, dma);
+		return;
+	}
 	tok = dp_owner_pin(&pool->owners, &pin);
 	/* Invariant 3: a block start of the caller's own chunk, its dma... */
 	if (DP_UNLIKELY(DP_READ_ONCE(c->fast_owner) != tok)) {
@@ -443,13 +479,20 @@ declined:
 	free_declined(pool, vaddr, dma, c, pos);
 }
 
+/* A free whose home bucket holds another chunk. */
+static DP_NOINLINE void free_probed(struct dmapool *pool, void *vaddr,
+				    dmapool_dma_t dma)
+{
+	free_one(pool, vaddr, dma, NULL, true);
+}
+
 void dmapool_free(struct dmapool *pool, void *vaddr, dmapool_dma_t dma)
 {
 	if (DP_UNLIKELY(!pool)) {
 		free_null(vaddr, dma);
 		return;
 	}
-	free_one(pool, vaddr, dma, NULL);
+	free_one(pool, vaddr, dma, NULL, false);
 }
 EXPORT_SYMBOL(dmapool_free);
 
@@ -475,7 +518,7 @@ void dmapool_free_bulk(struct dmapool *pool, unsigned int n,
 		return;
 	}
 	for (i = 0; i < n; i++)
-		free_one(pool, vaddrs[i], dmas[i], &run);
+		free_one(pool, vaddrs[i], dmas[i], &run, true);
 	dp_remote_run_flush(&run);
 }
 EXPORT_SYMBOL(dmapool_free_bulk);

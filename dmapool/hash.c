@@ -10,14 +10,14 @@
  * so a lookup is nearly always one probe: the bucket array, one bucket, the
  * chunk's start, however far apart the chunks are (the kernel's
  * dma_alloc_coherent pages are spread over all of memory, where a radix tree
- * would be four levels deep).  A bucket is a chunk pointer and matches when
- * the address lies inside that chunk (index.h), which is the bounds check a
- * free makes anyway.
+ * would be four levels deep).  A bucket is a chunk pointer and the chunk's
+ * start (index.h), and matches when the address lies inside that chunk,
+ * which is the bounds check a free makes anyway.
  *
  * Readers need no lock and no RCU: tables are type-stable.  An insert stores
- * the chunk pointer into an empty or removed bucket with a release store; a
- * removal stores dp_chunk_tomb there (a reader probing past it still finds
- * what lies beyond).  Growing, or shedding tombs, builds a new table under
+ * the start, then the chunk pointer with a release store, into an empty or
+ * removed bucket; a removal stores dp_chunk_tomb there, then DP_NO_MEMORY as
+ * the start (a reader probing past it still finds what lies beyond).  Growing, or shedding tombs, builds a new table under
  * the pool lock in memory the pool allocated with the lock dropped
  * (table_needed / table_give), publishes it with one release store and keeps
  * the old one until the index is destroyed: a reader still in it finds every
@@ -45,7 +45,9 @@ struct dp_chunk dp_chunk_tomb = {
 
 /* Two empty buckets: every lookup in it ends at its first probe. */
 struct dp_hash_table dp_hash_empty = {
-	.shift = 63, .mask = 1, .b = { &dp_chunk_none, &dp_chunk_none },
+	.bmask = sizeof(struct dp_hash_bucket), .mask = 1,
+	.b = { { &dp_chunk_none, DP_NO_MEMORY },
+	       { &dp_chunk_none, DP_NO_MEMORY } },
 };
 
 static bool empty(const struct dp_chunk *c)
@@ -56,16 +58,7 @@ static bool empty(const struct dp_chunk *c)
 static size_t table_bytes(u32 nbuckets)
 {
 	return sizeof(struct dp_hash_table) +
-	       (size_t)nbuckets * sizeof(struct dp_chunk *);
-}
-
-static u32 log2_floor(u64 x)
-{
-	u32 r = 0;
-
-	while (x >>= 1)
-		r++;
-	return r;
+	       (size_t)nbuckets * sizeof(struct dp_hash_bucket);
 }
 
 static u64 grains(const struct dp_index *ix, size_t len)
@@ -105,20 +98,27 @@ static size_t hash_table_needed(const struct dp_index *ix, size_t len)
 	return table_bytes(buckets_for((t ? t->live : 0) + add));
 }
 
-/* Map granule @g to @c in @t (which has room); @fresh: not yet published. */
+/*
+ * Map granule @g to @c, whose chunk starts at @start, in @t (which has
+ * room); @fresh: not yet published.  The start first, then the chunk: a
+ * reader that sees the chunk sees its start.
+ */
 static void put(const struct dp_index *ix, struct dp_hash_table *t,
-		u64 g, struct dp_chunk *c, bool fresh)
+		u64 g, struct dp_chunk *c, uintptr_t start, bool fresh)
 {
 	u32 i = home(ix, t, g);
 
-	while (!empty(t->b[i]))
+	while (!empty(t->b[i].c))
 		i = (i + 1) & t->mask;
-	if (t->b[i] == &dp_chunk_none)
+	if (t->b[i].c == &dp_chunk_none)
 		t->used++;
-	if (fresh)
-		t->b[i] = c;
-	else
-		DP_RCU_ASSIGN(t->b[i], c);
+	if (fresh) {
+		t->b[i].vaddr = start;
+		t->b[i].c = c;
+	} else {
+		DP_WRITE_ONCE(t->b[i].vaddr, start);
+		DP_RCU_ASSIGN(t->b[i].c, c);
+	}
 	t->live++;
 }
 
@@ -130,7 +130,7 @@ static void put_range(const struct dp_index *ix, struct dp_hash_table *t,
 	u64 g = start >> ix->grain_shift, n = grains(ix, len);
 
 	for (; n; n--, g++)
-		put(ix, t, g, c, fresh);
+		put(ix, t, g, c, start, fresh);
 }
 
 static void *hash_table_give(struct dp_index *ix, void *mem, size_t bytes)
@@ -150,15 +150,17 @@ static void *hash_table_give(struct dp_index *ix, void *mem, size_t bytes)
 		return mem;
 	dp_os_memset(t, 0, sizeof(*t));
 	t->mask = n - 1;
-	t->shift = 64 - log2_floor(n);
-	if (n > 0x80000000u / 2)
-		return mem;	/* home() takes 32 bits of the product */
+	t->bmask = t->mask * (u32)sizeof(struct dp_hash_bucket);
+	if ((u64)n * sizeof(struct dp_hash_bucket) > 0x100000000ull)
+		return mem;	/* bmask is 32 bits */
 	t->bytes = bytes;
-	for (i = 0; i < n; i++)
-		t->b[i] = &dp_chunk_none;
+	for (i = 0; i < n; i++) {
+		t->b[i].c = &dp_chunk_none;
+		t->b[i].vaddr = DP_NO_MEMORY;
+	}
 	/* Each live chunk once, at its first granule's lookup. */
 	for (i = 0; old && i <= old->mask; i++) {
-		struct dp_chunk *c = old->b[i];
+		struct dp_chunk *c = old->b[i].c;
 		struct dp_hash probe;
 
 		if (empty(c))
@@ -204,9 +206,10 @@ static void hash_clear(struct dp_index *ix, uintptr_t start, size_t len)
 	for (; t && c && n; n--, g++) {
 		u32 i = home(ix, t, g);
 
-		for (; t->b[i] != &dp_chunk_none; i = (i + 1) & t->mask)
-			if (t->b[i] == c) {
-				DP_RCU_ASSIGN(t->b[i], &dp_chunk_tomb);
+		for (; t->b[i].c != &dp_chunk_none; i = (i + 1) & t->mask)
+			if (t->b[i].c == c) {
+				DP_RCU_ASSIGN(t->b[i].c, &dp_chunk_tomb);
+				DP_WRITE_ONCE(t->b[i].vaddr, DP_NO_MEMORY);
 				t->live--;
 				break;
 			}

@@ -131,22 +131,40 @@ struct dp_btree {
  * The hash index (hash.c): buckets of chunk pointers, a chunk in the bucket
  * of each granule it covers (or one after it: linear probing).  A bucket
  * matches an address when the address lies inside its chunk, so the check
- * is the caller's bounds check itself and a bucket is one pointer.  Empty
- * buckets hold dp_chunk_none, removed ones dp_chunk_tomb (probing goes on
- * past those); both describe no memory.
+ * is the caller's bounds check itself.  Empty buckets hold dp_chunk_none,
+ * removed ones dp_chunk_tomb (probing goes on past those); both describe
+ * no memory.
+ *
+ * A bucket also holds its chunk's start, written before the chunk pointer
+ * is published: the fast free computes a block's position from the bucket
+ * alone, so it can fetch the block's state word (at a fixed offset in the
+ * record, chunk.h) while the record's first line is still on its way,
+ * rather than after it.  Only the fast path reads that copy, and only
+ * trusts it for the caller's own chunk, which stays mapped while the
+ * caller owns it; every other free checks the record's own vaddr.
  */
+struct dp_hash_bucket {
+	struct dp_chunk *c;
+	uintptr_t vaddr;		/* c->vaddr; DP_NO_MEMORY for markers */
+};
+
 struct dp_hash_table {
-	u32 shift;			/* unused (was 64 - log2(buckets)) */
+	/*
+	 * mask * sizeof(bucket): the fast path finds a bucket by its offset
+	 * in bytes, which needs no scaling (a bucket is two words, and an
+	 * address scales by 8 at most).
+	 */
+	u32 bmask;
 	u32 mask;			/* buckets - 1 */
 	u32 used;			/* buckets not empty */
 	u32 live;			/* of which mapped */
 	struct dp_hash_table *older;	/* replaced tables (type-stable) */
 	size_t bytes;
-	struct dp_chunk *b[];
+	struct dp_hash_bucket b[];
 };
 
 struct dp_hash {
-	struct dp_chunk **b;		/* the table's buckets, never NULL */
+	struct dp_hash_bucket *b;	/* the table's buckets, never NULL */
 	size_t len;			/* every chunk's length */
 	uintptr_t gmask;		/* ~(granule - 1) */
 	/* DP_HASH_MULT (a multiply from memory keeps the fast path off %rdx) */
@@ -171,33 +189,49 @@ extern struct dp_hash_table dp_hash_empty;
 
 /*
  * The home bucket of an address's granule: Fibonacci hashing of the
- * granule's start, bits 32 and up of the product (no variable shift: a
+ * granule's start, bits 33 and up of the product (no variable shift: a
  * constant shift and a mask keep the fast path off the shift-count
- * register).
+ * register).  dp_hash_home_byte() is the same bucket's offset in bytes.
  */
 #define DP_HASH_MULT	0x9e3779b97f4a7c15ull
+#define DP_HASH_BUCKET_SHIFT	(sizeof(void *) == 8 ? 4 : 3)
 
 static inline u64 dp_hash_home(const struct dp_hash_table *t,
 			       uintptr_t gstart)
 {
-	return ((gstart * DP_HASH_MULT) >> 32) & t->mask;
+	return ((gstart * DP_HASH_MULT) >> 33) & t->mask;
+}
+
+static inline u64 dp_hash_home_byte(const struct dp_hash_table *t,
+				    uintptr_t gstart, u64 mult)
+{
+	return ((gstart * mult) >> (33 - DP_HASH_BUCKET_SHIFT)) & t->bmask;
+}
+
+/* The bucket array as bytes, and the table it belongs to. */
+static inline const char *dp_hash_bytes(const struct dp_hash *h,
+					const struct dp_hash_table **t)
+{
+	const struct dp_hash_bucket *b = DP_RCU_DEREF(h->b);
+
+	*t = DP_CONTAINER_OF(b, struct dp_hash_table, b[0]);
+	return (const char *)b;
 }
 
 /*
  * Lock-free: the chunk @va lies in, or &dp_chunk_none; @va's offset in it
- * in *@off.
+ * in *@off.  The record's own vaddr decides, not the bucket's copy.
  */
 static inline struct dp_chunk *dp_hash_find_off(const struct dp_hash *h,
 						uintptr_t va, uintptr_t *off)
 {
-	/* The buckets, and the table's header just before them. */
-	struct dp_chunk *const *b = DP_RCU_DEREF(h->b);
+	const struct dp_hash_bucket *b = DP_RCU_DEREF(h->b);
 	const struct dp_hash_table *t = DP_CONTAINER_OF(b, struct dp_hash_table,
 							b[0]);
 	u64 i = dp_hash_home(t, va & h->gmask);
 
 	for (;;) {
-		struct dp_chunk *c = DP_RCU_DEREF(b[i]);
+		struct dp_chunk *c = DP_RCU_DEREF(b[i].c);
 
 		*off = va - DP_READ_ONCE(c->vaddr);
 		if (DP_LIKELY(*off < h->len) &&

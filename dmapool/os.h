@@ -96,6 +96,8 @@
  *  uint64_t dp_os_random_seed(void)
  *  unsigned int dp_os_popcount64(uint64_t x), dp_os_ctz64(uint64_t x) (x != 0)
  *  unsigned int dp_os_fls64(uint64_t x)    highest set bit from 1; 0 for 0
+ *  void dp_os_prefetch_w(const void *p)    a hint: the line of @p will be
+ *                                          written soon (never faults)
  *
  * Atomics:
  *  DP_READ_ONCE(x), DP_WRITE_ONCE(x, v)     one untorn access, no ordering

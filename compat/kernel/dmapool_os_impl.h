@@ -55,6 +55,7 @@
 #include <linux/mm.h>
 #include <linux/panic.h>
 #include <linux/percpu.h>
+#include <linux/prefetch.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -551,6 +552,11 @@ static inline u64 dp_os_random_seed(void)
 static inline unsigned int dp_os_popcount64(u64 x)
 {
 	return hweight64(x);
+}
+
+static inline void dp_os_prefetch_w(const void *p)
+{
+	prefetchw(p);
 }
 
 static inline unsigned int dp_os_ctz64(u64 x)

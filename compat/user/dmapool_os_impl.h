@@ -169,6 +169,12 @@ static inline unsigned int dp_os_popcount64(uint64_t x)
 #endif
 }
 
+/* The builtin: prefetchw where the target has it, else a read prefetch. */
+static inline void dp_os_prefetch_w(const void *p)
+{
+	__builtin_prefetch(p, 1, 3);
+}
+
 static inline unsigned int dp_os_ctz64(uint64_t x)
 {
 	return (unsigned int)__builtin_ctzll(x);
@@ -231,19 +237,47 @@ static inline void dp_os_clear_bit64(uint32_t nr, uint64_t *w)
 	__atomic_fetch_and(w, ~((uint64_t)1 << nr), __ATOMIC_RELAXED);
 }
 
-/* Bit @nr of *w cleared; was it set?  (x86: one lock btr.) */
+/*
+ * Bit @nr of *w cleared; was it set?  Fully ordered.  On x86-64 one lock
+ * btr written out: GCC's own pattern for the builtin below will not take
+ * an address with a displacement (a state word at a fixed offset in its
+ * record) and spends a saved register and a lea on it.
+ */
 static inline bool dp_os_test_and_clear_bit32(uint32_t nr, uint32_t *w)
 {
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+	bool was;
+
+	__asm__ volatile("lock btrl %2, %0"
+			 : "+m"(*w), "=@ccc"(was)
+			 : "Ir"(nr)
+			 : "memory");
+	return was;
+#else
 	uint32_t bit = 1u << nr;
 
 	return __atomic_fetch_and(w, ~bit, __ATOMIC_SEQ_CST) & bit;
+#endif
 }
 
-/* *p = new if *p == old; true when it was.  Fully ordered. */
+/*
+ * *p = new if *p == old; true when it was.  Fully ordered.  Written out on
+ * x86-64 for the reason dp_os_test_and_clear_bit32() is.
+ */
 static inline bool dp_os_cmpxchg32(uint32_t *p, uint32_t old, uint32_t new)
 {
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+	bool ok;
+
+	__asm__ volatile("lock cmpxchgl %3, %1"
+			 : "=@ccz"(ok), "+m"(*p), "+a"(old)
+			 : "r"(new)
+			 : "memory");
+	return ok;
+#else
 	return __atomic_compare_exchange_n(p, &old, new, false,
 					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+#endif
 }
 
 static inline bool dp_os_cmpxchg_ptr(void **p, void *old, void *new)
