@@ -241,11 +241,12 @@ static inline void dp_os_clear_bit64(uint32_t nr, uint64_t *w)
  * Bit @nr of *w cleared; was it set?  Fully ordered.  On x86-64 one lock
  * btr written out: GCC's own pattern for the builtin below will not take
  * an address with a displacement (a state word at a fixed offset in its
- * record) and spends a saved register and a lea on it.
+ * record) and spends a saved register and a lea on it.  Not under TSan,
+ * which must see the atomic.
  */
 static inline bool dp_os_test_and_clear_bit32(uint32_t nr, uint32_t *w)
 {
-#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__) && !defined(DP_TSAN)
 	bool was;
 
 	__asm__ volatile("lock btrl %2, %0"
@@ -266,7 +267,7 @@ static inline bool dp_os_test_and_clear_bit32(uint32_t nr, uint32_t *w)
  */
 static inline bool dp_os_cmpxchg32(uint32_t *p, uint32_t old, uint32_t new)
 {
-#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__) && !defined(DP_TSAN)
 	bool ok;
 
 	__asm__ volatile("lock cmpxchgl %3, %1"
