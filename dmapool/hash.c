@@ -17,12 +17,13 @@
  * Readers need no lock and no RCU: tables are type-stable.  An insert stores
  * the start, then the chunk pointer with a release store, into an empty or
  * removed bucket; a removal stores dp_chunk_tomb there, then DP_NO_MEMORY as
- * the start (a reader probing past it still finds what lies beyond).  Growing, or shedding tombs, builds a new table under
- * the pool lock in memory the pool allocated with the lock dropped
- * (table_needed / table_give), publishes it with one release store and keeps
- * the old one until the index is destroyed: a reader still in it finds every
- * mapping as it was when the table was replaced, which the callers' owner and
- * liveness checks make harmless (free.c).
+ * the start (a reader probing past it still finds what lies beyond).
+ * Growing, or shedding tombs, builds a new table under the pool lock in
+ * memory the pool allocated with the lock dropped (table_needed /
+ * table_give), publishes it with one release store and keeps the old one
+ * until the index is destroyed: a reader still in it finds every mapping as
+ * it was when the table was replaced, which the callers' owner and liveness
+ * checks make harmless (free.c).
  */
 #include "index.h"
 
