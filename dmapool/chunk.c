@@ -6,7 +6,7 @@
  * words, then (a cache line further on, so other contexts' frees do not
  * share a line with the owner's hot words) the remote-free words.
  */
-#include "chunk.h"
+#include "block.h"
 #include "index.h"
 
 #define DP_LINE	64
@@ -139,4 +139,20 @@ void *dp_zero_block(void *vaddr, size_t size)
 void dp_fill_block(void *vaddr, int byte, size_t size)
 {
 	dp_os_memset(vaddr, byte, size);
+}
+
+u32 dp_chunk_allocated(const struct dp_geometry *g, const struct dp_chunk *c,
+		       u64 *pending)
+{
+	u32 pos, n = 0, p = 0;
+
+	for (pos = 0; pos < g->nstate; pos++) {
+		const u32 s = DP_READ_ONCE(c->st[pos]);
+
+		n += s & DP_ST_ALLOC;
+		p += !!(s & DP_ST_PENDING);
+	}
+	if (pending)
+		*pending += p;
+	return n;
 }

@@ -144,6 +144,13 @@ void dp_chunk_record_free(const struct dp_geometry *g, struct dp_chunk *c);
 int dp_chunk_fill(const struct dp_geometry *g, struct dmapool_dev *dev,
 		  struct dp_chunk *c, const u64 *full_map,
 		  dmapool_gfp_t gfp);
+/*
+ * Blocks of @c allocated now and, added to *@pending unless it is NULL,
+ * those another context freed that the owner has not collected yet: one
+ * pass over the state words (stats, destroy).
+ */
+u32 dp_chunk_allocated(const struct dp_geometry *g, const struct dp_chunk *c,
+		       u64 *pending);
 /* Zero the chunk's DMA memory and give it back (process context). */
 void dp_chunk_drain(const struct dp_geometry *g, struct dmapool_dev *dev,
 		    uintptr_t vaddr, dmapool_dma_t dma);

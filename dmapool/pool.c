@@ -239,25 +239,6 @@ EXPORT_SYMBOL(dmapool_create);
 
 /* ---- reading the records ------------------------------------------------ */
 
-/*
- * Blocks of @c allocated now, and (*@pending) those another context freed
- * that its owner has not collected: one pass over the state words.
- */
-static u32 allocated_in(const struct dmapool *pool,
-			const struct dp_chunk *c, u64 *pending)
-{
-	u32 pos, n = 0, p = 0;
-
-	for (pos = 0; pos < pool->geo.nstate; pos++) {
-		const u32 s = DP_READ_ONCE(c->st[pos]);
-
-		n += s & DP_ST_ALLOC;
-		p += !!(s & DP_ST_PENDING);
-	}
-	*pending += p;
-	return n;
-}
-
 /* Blocks allocated now, over every live chunk; lock held. */
 static u64 in_use(struct dmapool *pool, u64 *pending)
 {
@@ -269,7 +250,7 @@ static u64 in_use(struct dmapool *pool, u64 *pending)
 		struct dp_chunk *c = dp_slot_record(pool, id);
 
 		if (c && c->live)
-			n += allocated_in(pool, c, pending);
+			n += dp_chunk_allocated(&pool->geo, c, pending);
 	}
 	return n;
 }

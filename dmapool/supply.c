@@ -371,16 +371,6 @@ struct dp_chunk *dp_supply_grow(struct dmapool *pool, dmapool_gfp_t gfp)
 
 /* ---- destroy ------------------------------------------------------------ */
 
-static u32 allocated_in(const struct dmapool *pool,
-			const struct dp_chunk *c)
-{
-	u32 pos, n = 0;
-
-	for (pos = 0; pos < pool->geo.nstate; pos++)
-		n += DP_READ_ONCE(c->st[pos]) & DP_ST_ALLOC;
-	return n;
-}
-
 u64 dp_supply_fini(struct dmapool *pool)
 {
 	struct dp_slot_tab *t = pool->slot_tab, *older;
@@ -394,7 +384,7 @@ u64 dp_supply_fini(struct dmapool *pool)
 		if (!c || c == &dp_chunk_none)
 			continue;
 		if (c->live) {
-			n = allocated_in(pool, c);
+			n = dp_chunk_allocated(&pool->geo, c, NULL);
 			busy += n;
 			/* A device may still be using a busy chunk: keep it. */
 			if (!n)
