@@ -237,7 +237,8 @@ static __always_inline bool remote_claim(struct dmapool *pool,
 
 /*
  * Can another context's free of a block of @c make it pending with its
- * claim?  No byte work, and a thread's heap (not the pool lock's).
+ * claim?  No byte work, and a thread's heap (not the pool lock's).  Never
+ * for the index's markers (their owner is the pool lock's, hash.c).
  */
 static __always_inline bool remote_direct(const struct dmapool *pool,
 					  const struct dp_chunk *c, bool zero)
@@ -285,9 +286,7 @@ static DP_NOINLINE bool free_remote_run(struct dmapool *pool,
 					dmapool_dma_t dma, size_t pos,
 					struct dp_remote_run *r)
 {
-	/* @pos: the fast path's, as in free_other(). */
-	if (DP_UNLIKELY(c == &dp_chunk_none || c == &dp_chunk_tomb))
-		return false;
+	/* @pos: the fast path's, as in free_other() (a marker is not direct). */
 	if (!remote_direct(pool, c, false))
 		return free_remote(pool, c, va, dma, false);
 	if (!remote_claim_at(pool, c, va, dma, pos, true))
@@ -341,11 +340,10 @@ static DP_NOINLINE DP_HOT void free_other(struct dmapool *pool, void *vaddr,
 
 	/*
 	 * @pos is the fast path's, from the vaddr it read: a position of the
-	 * record's geometry unless @c is a marker.  Only tail calls: no
-	 * stack frame.
+	 * record's geometry unless @c is a marker, whose owner is the pool
+	 * lock's (hash.c).  Only tail calls: no stack frame.
 	 */
-	if (DP_UNLIKELY(c == &dp_chunk_none || c == &dp_chunk_tomb ||
-			!remote_direct(pool, c, false)))
+	if (DP_UNLIKELY(!remote_direct(pool, c, false)))
 		return free_other_steps(pool, vaddr, dma, c);
 	if (DP_UNLIKELY(!remote_claim_at(pool, c, va, dma, pos, true)))
 		return dp_free_slow(pool, vaddr, dma, false);
@@ -365,16 +363,6 @@ static DP_NOINLINE DP_COLD void free_declined(struct dmapool *pool, void *vaddr,
 
 /* ---- the fast path ------------------------------------------------------ */
 
-/*
- * The fast path's lookup and block check in one: the chunk of @va's bucket
- * run in which @va is a block start (*@pos its position), or
- * &dp_chunk_none.  dp_geo_fast_pos() bounds the offset too, so a probe is
- * one multiply and one compare; an address that is no block start of a
- * one-segment chunk runs on to the run's end and is judged slowly.  The
- * offset is from the bucket's copy of the chunk's start (index.h), so the
- * block's state word is known, and its line asked for, before the record
- * is read: the claim then waits for one miss, not two in a row.
- */
 /*
  * The fast path's lookup and block check in one: the chunk of @va's bucket
  * run in which @va is a block start (*@pos its position), or

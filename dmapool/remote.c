@@ -74,8 +74,13 @@ static void publish(struct dp_chunk *c, u32 k, u64 bits)
 void dp_remote_publish(struct dp_chunk *c, u32 pos)
 {
 	const u32 r = pos / DP_REMOTE_REGION;
+	u64 *w = &c->rem->words[r / 64];
 
-	publish(c, r / 64, (u64)1 << (r % 64));
+	/* publish() for one region: its bit tested alone (x86: one bt). */
+	if ((DP_READ_ORDERED(*w) >> (r % 64)) & 1)
+		return;
+	DP_FETCH_OR(w, (u64)1 << (r % 64));
+	queue_on(DP_READ_ONCE(c->heap), c);
 }
 
 void dp_remote_run_flush(struct dp_remote_run *r)
