@@ -428,7 +428,7 @@ free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 	unsigned long pin;
 	size_t pos;
 
-	/* A miss gives dp_chunk_none, whose owner is nobody. */
+	/* A miss gives dp_chunk_none, whose owners match no context. */
 	if (!find_block(pool, va, &c, &off, &pos, probe)) {
 		free_probed(pool, vaddr, dma);
 		return;
@@ -467,7 +467,10 @@ declined:
 	free_declined(pool, vaddr, dma, c, pos);
 }
 
-/* A free whose home bucket holds another chunk. */
+/*
+ * A free whose address is no block start of its home bucket's chunk
+ * (another chunk's bucket, or an empty one): the whole run.
+ */
 static DP_NOINLINE void free_probed(struct dmapool *pool, void *vaddr,
 				    dmapool_dma_t dma)
 {
