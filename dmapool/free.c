@@ -373,10 +373,11 @@ static DP_NOINLINE DP_COLD void free_declined(struct dmapool *pool, void *vaddr,
  * block's state word is known, and its line asked for, before the record
  * is read: the claim then waits for one miss, not two in a row.
  *
- * With @run, the whole run; without, the home bucket only: false when @va
- * is no block start of its chunk (dmapool_free() then starts again with
- * @run, which also judges an empty bucket: a loop here would cost the fast
- * path a saved register).
+ * With @run, the whole run; without, the home bucket only: false when it
+ * holds another chunk (or a removed one) in which @va is no block start,
+ * and dmapool_free() starts again with @run (a loop here would cost the
+ * fast path a saved register).  An empty home bucket is a miss either way
+ * (pools with another index always find one).
  */
 static __always_inline bool
 find_block(const struct dmapool *pool, uintptr_t va, struct dp_chunk **cp,
@@ -402,10 +403,11 @@ find_block(const struct dmapool *pool, uintptr_t va, struct dp_chunk **cp,
 			dp_os_prefetch_w(&c->st[q]);
 			return true;
 		}
-		if (!run)
-			return false;
+		/* An empty bucket ends the run: a miss, judged slowly. */
 		if (c == &dp_chunk_none)
 			return true;
+		if (!run)
+			return false;
 		i = (i + sizeof(*bk)) & t->bmask;
 	}
 }
@@ -468,8 +470,8 @@ declined:
 }
 
 /*
- * A free whose address is no block start of its home bucket's chunk
- * (another chunk's bucket, or an empty one): the whole run.
+ * A free whose home bucket holds another chunk, or a removed one, in which
+ * its address is no block start: the whole run.
  */
 static DP_NOINLINE void free_probed(struct dmapool *pool, void *vaddr,
 				    dmapool_dma_t dma)

@@ -59,6 +59,13 @@ static void queue_on(struct dp_heap *h, struct dp_chunk *c)
 	}
 }
 
+/* Mark regions @bits of @c's remote word @w, and queue @c for its owner. */
+static __always_inline void mark(struct dp_chunk *c, u64 *w, u64 bits)
+{
+	DP_FETCH_OR(w, bits);
+	queue_on(DP_READ_ONCE(c->heap), c);
+}
+
 /* Regions @bits of remote word @k of @c have pending blocks of ours. */
 static void publish(struct dp_chunk *c, u32 k, u64 bits)
 {
@@ -67,8 +74,7 @@ static void publish(struct dp_chunk *c, u32 k, u64 bits)
 	/* Marked, and not yet taken by the owner: it will see our states. */
 	if ((DP_READ_ORDERED(*w) & bits) == bits)
 		return;
-	DP_FETCH_OR(w, bits);
-	queue_on(DP_READ_ONCE(c->heap), c);
+	mark(c, w, bits);
 }
 
 void dp_remote_publish(struct dp_chunk *c, u32 pos)
@@ -79,8 +85,7 @@ void dp_remote_publish(struct dp_chunk *c, u32 pos)
 	/* publish() for one region: its bit tested alone (x86: one bt). */
 	if ((DP_READ_ORDERED(*w) >> (r % 64)) & 1)
 		return;
-	DP_FETCH_OR(w, (u64)1 << (r % 64));
-	queue_on(DP_READ_ONCE(c->heap), c);
+	mark(c, w, (u64)1 << (r % 64));
 }
 
 void dp_remote_run_flush(struct dp_remote_run *r)
