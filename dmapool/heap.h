@@ -83,7 +83,6 @@ struct dp_heap {
 	struct dp_chunk *avail;		/* chunks with a free block */
 	struct dp_chunk *empty;		/* empty chunks kept (auto shrink) */
 	struct dp_chunk *chunks;	/* every chunk this heap owns */
-	struct dp_chunk *remote;	/* chunks with remote frees (atomic) */
 	uintptr_t self;		/* the owner's token */
 	struct dmapool *pool;
 	u32 nchunks;
@@ -101,6 +100,12 @@ struct dp_heap {
 	struct dp_heap *pnext;		/* every heap of the pool (lock) */
 	struct dp_heap *onext;		/* the pool's orphans (lock) */
 	struct dp_mag_ent mag[DP_MAG_SIZE];
+	/*
+	 * Chunks with remote frees (atomic): other contexts push here, so it
+	 * has a line of its own, away from the owner's fields above.
+	 */
+	struct dp_chunk *remote __aligned(64);
+	u8 remote_line_end[64 - sizeof(void *)];
 };
 
 void dp_heap_init(struct dp_heap *h, struct dmapool *pool, uintptr_t self);

@@ -77,6 +77,11 @@
  *                             DMA allocation may cost in this world
  *  void *dp_os_host_alloc(size_t n, dmapool_gfp_t gfp)   NULL on failure
  *  void *dp_os_host_zalloc(size_t n, dmapool_gfp_t gfp)
+ *                     zeroed, and 64-byte aligned where the world can
+ *                     (userspace always; the kernel's kmalloc for the
+ *                     power-of-two sizes): a chunk record's and a heap's
+ *                     lines are laid out for other contexts' frees
+ *                     (chunk.h, heap.h), and only speed depends on it
  *  void dp_os_host_free(void *p, size_t n)  any context (kernel: defers
  *                                           what may not be freed there)
  *  int dp_os_chunk_alloc(struct dmapool_dev *dev, size_t size, size_t align,

@@ -22,8 +22,8 @@
 /*
  * The kernel's spellings, so that the core reads as kernel C in both worlds:
  * fixed-width types, static_assert (C11's, from <assert.h>; always given a
- * message), ARRAY_SIZE, EXPORT_SYMBOL and __always_inline (glibc's
- * <sys/cdefs.h> has it too).
+ * message), ARRAY_SIZE, EXPORT_SYMBOL, __always_inline (glibc's
+ * <sys/cdefs.h> has it too) and __aligned.
  */
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -42,6 +42,9 @@ typedef int64_t s64;
 #endif
 #ifndef __always_inline
 #define __always_inline	inline __attribute__((__always_inline__))
+#endif
+#ifndef __aligned
+#define __aligned(x)	__attribute__((__aligned__(x)))
 #endif
 
 #define DP_LIKELY(x)	__builtin_expect(!!(x), 1)
