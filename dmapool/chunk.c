@@ -11,6 +11,12 @@
 
 #define DP_LINE	64
 
+/* The record's three parts each start a line (chunk.h). */
+static_assert(offsetof(struct dp_chunk, hnext) == DP_LINE,
+	      "the owner's line is the record's second");
+static_assert(offsetof(struct dp_chunk, st) == 2 * DP_LINE,
+	      "the state words start the third line");
+
 static size_t map_bytes(const struct dp_geometry *g)
 {
 	return g->nwords * sizeof(u64);
@@ -30,10 +36,13 @@ static size_t rem_offset(const struct dp_geometry *g)
 	return (end + 2 * DP_LINE - 1) / DP_LINE * DP_LINE;
 }
 
+/* Whole lines: the last is the remote words' alone (and what it costs). */
 size_t dp_chunk_meta_size(const struct dp_geometry *g)
 {
-	return rem_offset(g) + sizeof(struct dp_remote) +
-	       dp_remote_nwords(g) * sizeof(u64);
+	size_t end = rem_offset(g) + sizeof(struct dp_remote) +
+		     dp_remote_nwords(g) * sizeof(u64);
+
+	return (end + DP_LINE - 1) / DP_LINE * DP_LINE;
 }
 
 struct dp_chunk *dp_chunk_record_new(const struct dp_geometry *g,

@@ -54,59 +54,73 @@ struct dp_remote {
 
 struct dp_chunk {
 	/*
-	 * Read by every free, in any context; written only when the chunk
-	 * changes hands, fills, or gets its first block back.  Kept a cache
-	 * line away from the owner's fields below (@gap): a line the owner
-	 * writes on every allocation would bounce to every other context's
-	 * free.  @fast_owner: the owner's token when its frees may take the
-	 * fast path (a fast pool, and the chunk on its heap's avail list),
-	 * else DP_OWNER_NONE.
+	 * The first line: read by every free, in any context; written only
+	 * when the chunk changes hands, fills, or gets its first block back.
+	 * A line away from the owner's fields below (records are 64-byte
+	 * aligned: dp_os_host_zalloc()): a line the owner writes on every
+	 * allocation would bounce to every other context's free.
 	 */
-	uintptr_t fast_owner;
-	uintptr_t vaddr;		/* start of the DMA memory */
-	dmapool_dma_t dma;		/* its bus address */
-	/*
-	 * The free map: nwords words, after the state words (at an offset
-	 * that depends on the geometry, so it is named here, on the line
-	 * every free reads, rather than computed).
-	 */
-	u64 *map;
-	struct dp_remote *rem;
-	uintptr_t owner;		/* token of the owning context */
-	struct dp_heap *heap;		/* the owning heap */
-	u32 id;				/* slot, named by handles */
-	u8 live;			/* describes DMA memory now */
-	/*
-	 * DP_LISTED_*: on the heap's avail or empty list.  The owner's free
-	 * reads it beside fast_owner (heap.h, dp_heap_reuse()), so it shares
-	 * their line; the owner writes it only when the chunk fills or gets
-	 * its first block back.
-	 */
-	u8 listed;
-	/*
-	 * Written rarely (a chunk joins or leaves a heap or the pool's lists),
-	 * so they may share the line of the fields above: they fill most of
-	 * the cache line that keeps the owner's hot words below away from
-	 * them.
-	 */
-	struct dp_chunk *hnext, *hprev;	/* every chunk of the heap */
-	/* The pool's. */
-	struct dp_chunk *pnext;		/* retired, spare or pending list */
-	unsigned long cookie;		/* grace period after retirement */
-	u8 gap[64 - 4 * sizeof(void *)];	/* summary >= 64 bytes past live */
-	/*
-	 * The owner's, written on allocations and frees: one line with the
-	 * start of the free map, so a free that refills a full chunk touches
-	 * the line of its state word and, mostly, one more.
-	 */
-	u64 summary;			/* bit w: map[w] has a free block */
-	struct dp_chunk *next, *prev;	/* the heap's avail or empty list */
+	union {
+		struct {
+			/*
+			 * The owner's token when its frees may take the
+			 * fast path (a fast pool, and the chunk on its
+			 * heap's avail list), else DP_OWNER_NONE.
+			 */
+			uintptr_t fast_owner;
+			uintptr_t vaddr;	/* start of the DMA memory */
+			dmapool_dma_t dma;	/* its bus address */
+			/*
+			 * The free map: nwords words, after the state
+			 * words (at an offset that depends on the
+			 * geometry, so it is named here, on the line every
+			 * free reads, rather than computed).
+			 */
+			u64 *map;
+			struct dp_remote *rem;
+			uintptr_t owner;	/* the owning context */
+			struct dp_heap *heap;	/* the owning heap */
+			u32 id;			/* slot, named by handles */
+			u8 live;		/* describes DMA memory now */
+			/*
+			 * DP_LISTED_*: on the heap's avail or empty list.
+			 * The owner's free reads it beside fast_owner
+			 * (heap.h, dp_heap_reuse()), so it shares their
+			 * line; the owner writes it only when the chunk
+			 * fills or gets its first block back.
+			 */
+			u8 listed;
+		};
+		u8 line0[64];
+	};
+	/* The second line, which no other context's free reads. */
+	union {
+		struct {
+			/*
+			 * Written rarely: a chunk joins or leaves a heap or
+			 * the pool's lists.
+			 */
+			struct dp_chunk *hnext, *hprev;	/* the heap's chunks */
+			/* The pool's. */
+			struct dp_chunk *pnext;	/* retired, spare, pending */
+			unsigned long cookie;	/* grace period, retired */
+			/*
+			 * The owner's, written on allocations and frees (a
+			 * map word empties or gets its first block back).
+			 */
+			u64 summary;		/* bit w: map[w] has a block */
+			struct dp_chunk *next, *prev; /* avail or empty list */
+		};
+		u8 line1[64];
+	};
 	/*
 	 * The state word per position (block.h), then map[] and *rem.  At a
 	 * fixed offset in every record: the fast paths address a block's
 	 * word from the record pointer alone, with no load of a pointer
 	 * first (and a free can fetch its line before it has read the
-	 * record's first line).
+	 * record's first line).  It starts the third line, so a remote
+	 * region (DP_REMOTE_REGION states) is one line: a context freeing
+	 * into one region and the owner collecting the next never share one.
 	 */
 	u32 st[];
 };
