@@ -247,6 +247,14 @@ static inline bool dp_state_claim_gen(struct dp_chunk *c, size_t pos,
 	return dp_os_cmpxchg32(&c->st[pos], want, want - DP_ST_ALLOC);
 }
 
+/* dp_state_claim_gen() by another context: the block pending too. */
+static inline bool dp_state_claim_gen_remote(struct dp_chunk *c, size_t pos,
+					     u32 want)
+{
+	return dp_os_cmpxchg32(&c->st[pos], want,
+			       (want - DP_ST_ALLOC) | DP_ST_PENDING);
+}
+
 static inline bool dp_state_allocated(const struct dp_chunk *c, u32 pos)
 {
 	return DP_READ_ONCE(c->st[pos]) & DP_ST_ALLOC;

@@ -27,6 +27,22 @@ void dp_ctx_exit(struct dmapool *pool, struct dp_ctx *x);
 void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 		    dmapool_dma_t *dma, u64 *handle);
 
+/*
+ * Can another context's free of a block of @c make it pending with its
+ * claim?  No byte work, and a thread's heap (not the pool lock's).  Never
+ * for the index's markers (their owner is the pool lock's, hash.c).  The
+ * address path's remote free (free.c) and the handle's (handle.c).
+ */
+static __always_inline bool dp_remote_direct(const struct dmapool *pool,
+					     const struct dp_chunk *c,
+					     bool zero)
+{
+	const uintptr_t o = DP_READ_ONCE(c->owner);
+
+	return !((pool->steps & DP_STEPS_FREE_BYTES) || zero) &&
+	       o != DP_OWNER_SHARED && o != DP_OWNER_ORPHAN;
+}
+
 /* The vaddr and dma of a block just taken, at @off in @c. */
 static inline void *dp_hand_out_at(const struct dmapool *pool,
 				   const struct dp_chunk *c, size_t off,

@@ -94,11 +94,8 @@ static __always_inline void free_claimed_other(struct dmapool *pool,
 					       struct dp_chunk *c, u32 pos,
 					       bool zero)
 {
-	const uintptr_t o = DP_READ_ONCE(c->owner);
-
 	/* Mostly: no byte work, and another thread's heap (give_other()). */
-	if (DP_LIKELY(!((pool->steps & DP_STEPS_FREE_BYTES) || zero) &&
-		      o != DP_OWNER_SHARED && o != DP_OWNER_ORPHAN)) {
+	if (DP_LIKELY(dp_remote_direct(pool, c, zero))) {
 		dp_heap_remote_free(c, pos);
 		return;
 	}
@@ -236,20 +233,6 @@ static __always_inline bool remote_claim(struct dmapool *pool,
 }
 
 /*
- * Can another context's free of a block of @c make it pending with its
- * claim?  No byte work, and a thread's heap (not the pool lock's).  Never
- * for the index's markers (their owner is the pool lock's, hash.c).
- */
-static __always_inline bool remote_direct(const struct dmapool *pool,
-					  const struct dp_chunk *c, bool zero)
-{
-	const uintptr_t o = DP_READ_ONCE(c->owner);
-
-	return !((pool->steps & DP_STEPS_FREE_BYTES) || zero) &&
-	       o != DP_OWNER_SHARED && o != DP_OWNER_ORPHAN;
-}
-
-/*
  * A free by another context than the owner: mostly no byte work and a
  * thread's heap, where the claim makes the block pending and the owner
  * learns of it (remote.c) with no second atomic on its state word; else
@@ -258,7 +241,7 @@ static __always_inline bool remote_direct(const struct dmapool *pool,
 static bool free_remote(struct dmapool *pool, struct dp_chunk *c,
 			uintptr_t va, dmapool_dma_t dma, bool zero)
 {
-	const bool direct = remote_direct(pool, c, zero);
+	const bool direct = dp_remote_direct(pool, c, zero);
 	u32 pos;
 
 	if (!remote_claim(pool, c, va, dma, direct, &pos))
@@ -287,7 +270,7 @@ static DP_NOINLINE bool free_remote_run(struct dmapool *pool,
 					struct dp_remote_run *r)
 {
 	/* @pos: the fast path's, as in free_other() (a marker is not direct). */
-	if (!remote_direct(pool, c, false))
+	if (!dp_remote_direct(pool, c, false))
 		return free_remote(pool, c, va, dma, false);
 	if (!remote_claim_at(pool, c, va, dma, pos, true))
 		return false;
@@ -343,7 +326,7 @@ static DP_NOINLINE DP_HOT void free_other(struct dmapool *pool, void *vaddr,
 	 * record's geometry unless @c is a marker, whose owner is the pool
 	 * lock's (hash.c).  Only tail calls: no stack frame.
 	 */
-	if (DP_UNLIKELY(!remote_direct(pool, c, false)))
+	if (DP_UNLIKELY(!dp_remote_direct(pool, c, false)))
 		return free_other_steps(pool, vaddr, dma, c);
 	if (DP_UNLIKELY(!remote_claim_at(pool, c, va, dma, pos, true)))
 		return dp_free_slow(pool, vaddr, dma, false);

@@ -78,6 +78,17 @@ static DP_NOINLINE DP_COLD void handle_judge(struct dmapool *pool, void *vaddr,
 	dp_report_deliver(pool, &p);
 }
 
+/* Is @c the calling context's chunk?  (A moment's answer: pinned only here.) */
+static bool owned_here(struct dmapool *pool, const struct dp_chunk *c)
+{
+	unsigned long pin;
+	const uintptr_t tok = dp_owner_pin(&pool->owners, &pin);
+	const bool mine = DP_READ_ONCE(c->owner) == tok;
+
+	dp_owner_unpin(&pool->owners, pin);
+	return mine;
+}
+
 /*
  * Everything but the owner's free of a fast pool's block: the same checks
  * for every geometry, then the steps of any free.
@@ -91,12 +102,26 @@ static DP_NOINLINE DP_COLD void free_handle_slow(struct dmapool *pool, void *vad
 
 	if (!c || !handle_block(pool, pos, &off) ||
 	    DP_READ_ONCE(c->vaddr) + off != (uintptr_t)vaddr ||
-	    DP_READ_ONCE(c->dma) + off != dma ||
-	    !dp_state_claim_gen(c, pos, dp_handle_state(h))) {
-		handle_judge(pool, vaddr, dma, h);
+	    DP_READ_ONCE(c->dma) + off != dma)
+		goto judge;
+	/*
+	 * Another context's block, mostly (the fast path took the caller's
+	 * own): as the address path's remote free (free.c), one
+	 * compare-and-exchange that ends the handle's allocation and makes
+	 * the block pending for its owner, then the publication (remote.c).
+	 */
+	if (DP_LIKELY(dp_remote_direct(pool, c, false)) && !owned_here(pool, c)) {
+		if (!dp_state_claim_gen_remote(c, pos, dp_handle_state(h)))
+			goto judge;
+		dp_remote_publish(c, pos);
 		return;
 	}
+	if (!dp_state_claim_gen(c, pos, dp_handle_state(h)))
+		goto judge;
 	dp_free_claimed(pool, c, pos, false);
+	return;
+judge:
+	handle_judge(pool, vaddr, dma, h);
 }
 
 void dmapool_free_handle(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,

@@ -607,24 +607,36 @@ static void *racer(void *arg)
 	return NULL;
 }
 
+/* A 64-byte pool whose reports count into *@reports. */
+static struct dmapool *race_pool(struct dmapool_dev *dev, const char *name,
+				 unsigned int flags,
+				 enum dmapool_index_kind index,
+				 atomic_ulong *reports)
+{
+	struct dmapool_opts o;
+	struct dmapool *pool;
+
+	dmapool_opts_init(&o);
+	o.flags = flags;
+	o.index = index;
+	o.report = count_report;
+	o.report_ctx = reports;
+	CHECK(dev);
+	pool = dmapool_create_opts(name, dev, 64, 64, 0, &o);
+	CHECK(pool);
+	return pool;
+}
+
 static void race_run(unsigned int flags, enum dmapool_index_kind index)
 {
 	struct dmapool_dev *dev = dmapool_dev_heap();
-	struct dmapool_opts o;
 	struct dmapool_stats st;
 	struct race r;
 	pthread_t t[2];
 	int i;
 
 	memset(&r, 0, sizeof(r));
-	dmapool_opts_init(&o);
-	o.flags = flags;
-	o.index = index;
-	o.report = count_report;
-	o.report_ctx = &r.reports;
-	CHECK(dev);
-	r.pool = dmapool_create_opts("race", dev, 64, 64, 0, &o);
-	CHECK(r.pool);
+	r.pool = race_pool(dev, "race", flags, index, &r.reports);
 	r.rounds = 3000;
 	pthread_barrier_init(&r.go, NULL, 3);
 	pthread_barrier_init(&r.done, NULL, 3);
@@ -678,6 +690,78 @@ static void racing_double_free_hash(void)
 	race_run(0, DMAPOOL_INDEX_HASH);
 }
 
+/*
+ * By handle (the hash index): the main thread allocates, two others free
+ * the block by its handle at once (both remote: the claim makes it pending
+ * for the owner, handle.c) and each also frees the block of the round
+ * before by its old handle, which the owner may have handed out again
+ * meanwhile.  Exactly one free of each block succeeds; every other is
+ * reported, as a double free or a stale handle, and none disturbs the
+ * block the handle's position holds now.
+ */
+struct hrace {
+	atomic_ulong reports;
+	struct dmapool *pool;
+	pthread_barrier_t go, done;
+	struct dmapool_block b, old;
+	int rounds;
+};
+
+static void *hracer(void *arg)
+{
+	struct hrace *r = arg;
+	int i;
+
+	for (i = 0; i < r->rounds; i++) {
+		pthread_barrier_wait(&r->go);
+		dmapool_free_block(r->pool, r->b);
+		if (r->old.vaddr)
+			dmapool_free_block(r->pool, r->old);
+		pthread_barrier_wait(&r->done);
+	}
+	return NULL;
+}
+
+static void racing_double_free_handles(void)
+{
+	struct dmapool_dev *dev = dmapool_dev_heap();
+	struct dmapool_stats st;
+	struct hrace r;
+	pthread_t t[2];
+	unsigned long want = 0;
+	int i;
+
+	memset(&r, 0, sizeof(r));
+	r.pool = race_pool(dev, "hrace", 0, DMAPOOL_INDEX_HASH, &r.reports);
+	r.rounds = 3000;
+	pthread_barrier_init(&r.go, NULL, 3);
+	pthread_barrier_init(&r.done, NULL, 3);
+	for (i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, hracer, &r);
+	for (i = 0; i < r.rounds; i++) {
+		r.old = r.b;
+		r.b = dmapool_alloc_block(r.pool, 0);
+		CHECK(r.b.vaddr);
+		pthread_barrier_wait(&r.go);
+		pthread_barrier_wait(&r.done);
+		/* One of the two frees of b won; both of the old one lost. */
+		want += i ? 3 : 1;
+		CHECK(atomic_load(&r.reports) == want, "round %d: %lu reports",
+		      i, (unsigned long)atomic_load(&r.reports));
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	dmapool_get_stats(r.pool, &st);
+	CHECK(st.by_kind[DMAPOOL_R_DOUBLE_FREE] +
+	      st.by_kind[DMAPOOL_R_STALE_HANDLE] == want);
+	CHECK(st.violations == want);
+	CHECK(st.blocks_in_use == 0);
+	pthread_barrier_destroy(&r.go);
+	pthread_barrier_destroy(&r.done);
+	dmapool_destroy(r.pool);
+	dmapool_dev_put(dev);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -689,6 +773,7 @@ static const struct {
 	{ "racing_double_free_thread_cache", racing_double_free_thread_cache },
 	{ "racing_double_free_btree_cache", racing_double_free_btree_cache },
 	{ "racing_double_free_hash", racing_double_free_hash },
+	{ "racing_double_free_handles", racing_double_free_handles },
 };
 
 int main(int argc, char **argv)
