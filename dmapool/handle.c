@@ -90,6 +90,33 @@ static bool owned_here(struct dmapool *pool, const struct dp_chunk *c)
 }
 
 /*
+ * The claim and what follows, once @vaddr and @dma are block @pos of @c
+ * (the fast path's checks, or free_handle_slow()'s).  Another context's
+ * block, mostly (the fast path takes the caller's own): as the address
+ * path's remote free (free.c), one compare-and-exchange that ends the
+ * handle's allocation and makes the block pending for its owner, then the
+ * publication (remote.c).  Else the claim and the steps of any free.
+ */
+static DP_NOINLINE void free_handle_checked(struct dmapool *pool, void *vaddr,
+					    dmapool_dma_t dma, u64 h,
+					    struct dp_chunk *c, size_t pos)
+{
+	const u32 want = dp_handle_state(h);
+
+	if (DP_LIKELY(dp_remote_direct(pool, c, false)) &&
+	    !owned_here(pool, c)) {
+		if (DP_LIKELY(dp_state_claim_gen_remote(c, pos, want))) {
+			dp_remote_publish(c, (u32)pos);
+			return;
+		}
+	} else if (dp_state_claim_gen(c, pos, want)) {
+		dp_free_claimed(pool, c, (u32)pos, false);
+		return;
+	}
+	handle_judge(pool, vaddr, dma, h);
+}
+
+/*
  * Everything but the owner's free of a fast pool's block: the same checks
  * for every geometry, then the steps of any free.
  */
@@ -102,26 +129,11 @@ static DP_NOINLINE DP_COLD void free_handle_slow(struct dmapool *pool, void *vad
 
 	if (!c || !handle_block(pool, pos, &off) ||
 	    DP_READ_ONCE(c->vaddr) + off != (uintptr_t)vaddr ||
-	    DP_READ_ONCE(c->dma) + off != dma)
-		goto judge;
-	/*
-	 * Another context's block, mostly (the fast path took the caller's
-	 * own): as the address path's remote free (free.c), one
-	 * compare-and-exchange that ends the handle's allocation and makes
-	 * the block pending for its owner, then the publication (remote.c).
-	 */
-	if (DP_LIKELY(dp_remote_direct(pool, c, false)) && !owned_here(pool, c)) {
-		if (!dp_state_claim_gen_remote(c, pos, dp_handle_state(h)))
-			goto judge;
-		dp_remote_publish(c, pos);
+	    DP_READ_ONCE(c->dma) + off != dma) {
+		handle_judge(pool, vaddr, dma, h);
 		return;
 	}
-	if (!dp_state_claim_gen(c, pos, dp_handle_state(h)))
-		goto judge;
-	dp_free_claimed(pool, c, pos, false);
-	return;
-judge:
-	handle_judge(pool, vaddr, dma, h);
+	free_handle_checked(pool, vaddr, dma, h, c, pos);
 }
 
 void dmapool_free_handle(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
@@ -165,8 +177,10 @@ void dmapool_free_handle(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 			dp_free_owner_steps(pool, c, pos, pin);
 			return;
 		}
+		/* Mostly another context's block: no second lookup. */
 		dp_owner_unpin(&pool->owners, pin);
-		goto slow;
+		free_handle_checked(pool, vaddr, dma, h, c, pos);
+		return;
 	}
 	if (DP_UNLIKELY(!dp_state_claim_gen(c, pos, dp_handle_state(h)))) {
 		dp_owner_unpin(&pool->owners, pin);
