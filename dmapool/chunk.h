@@ -85,7 +85,7 @@ struct dp_chunk {
 			/*
 			 * DP_LISTED_*: on the heap's avail or empty list.
 			 * The owner's free reads it beside fast_owner
-			 * (heap.h, dp_heap_reuse()), so it shares their
+			 * (datapath.h, dp_reuse()), so it shares their
 			 * line; the owner writes it only when the chunk
 			 * fills or gets its first block back.
 			 */

@@ -34,7 +34,7 @@
  * Empty and removed buckets: owned by no context, describing no memory (a
  * start no address is within a chunk's length of: DP_NO_MEMORY).  Their
  * owner is the pool lock's, so that a free that found one takes the locked
- * route, which judges it (free.c, remote_direct()), with no test of its
+ * route, which judges it (datapath.h, dp_remote_direct()), with no test of its
  * own on the way.
  */
 struct dp_chunk dp_chunk_none = {

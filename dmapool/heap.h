@@ -102,10 +102,10 @@ struct dp_heap {
 	struct dp_mag_ent mag[DP_MAG_SIZE];
 	/*
 	 * Chunks with remote frees (atomic): other contexts push here, so it
-	 * has a line of its own, away from the owner's fields above.
+	 * has a line of its own, away from the owner's fields above (the
+	 * struct's alignment pads the rest of the line).
 	 */
 	struct dp_chunk *remote __aligned(64);
-	u8 remote_line_end[64 - sizeof(void *)];
 };
 
 void dp_heap_init(struct dp_heap *h, struct dmapool *pool, uintptr_t self);

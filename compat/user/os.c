@@ -86,6 +86,8 @@ void *dp_os_host_zalloc(size_t n, dmapool_gfp_t gfp)
 	void *p;
 
 	(void)gfp;
+	if (n > SIZE_MAX - 63)
+		return NULL;		/* calloc()'s answer; len wrapped */
 	p = aligned_alloc(64, len ? len : 64);
 	if (p)
 		memset(p, 0, len);
