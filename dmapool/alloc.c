@@ -278,15 +278,22 @@ static __always_inline void *random_take(struct dmapool *pool,
 
 	/* A chunk this fills stays listed until the next draw (heap.c). */
 	pos = dp_random_staged_take(h);
-	before = DP_READ_ONCE(c->st[pos]);
-	st = dp_state_alloc_clear(c, pos, before);
-	dp_owner_unpin(&pool->owners, pin);
-	if (pool->steps & (DP_STEP_POISON | DP_STEP_SAMPLED))
+	if (DP_UNLIKELY(pool->steps & (DP_STEP_POISON | DP_STEP_SAMPLED))) {
+		before = DP_READ_ONCE(c->st[pos]);
+		dp_state_alloc_clear(c, pos, before);
+		dp_owner_unpin(&pool->owners, pin);
 		return alloc_checked(pool, c, pos | (before & DP_ST_WHOLE ?
 						     CHECKED_WHOLE : 0),
 				     gfp, dma, handle);
-	if (handle)
+	}
+	/* No poison: the state word never has DP_ST_WHOLE. */
+	if (handle) {
+		st = dp_state_alloc(c, pos);
 		*handle = dp_handle_make(c->id, pos, st);
+	} else {
+		dp_state_alloc_quiet(c, pos);
+	}
+	dp_owner_unpin(&pool->owners, pin);
 	return dp_hand_out(pool, c, pos, gfp, dma);
 }
 
