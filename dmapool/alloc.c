@@ -116,6 +116,21 @@ void *dp_alloc_slow(struct dmapool *pool, dmapool_gfp_t gfp,
 
 /* ---- the fast path ------------------------------------------------------ */
 
+/*
+ * The owner allocates @pos of @c, in a pool that never marks a block
+ * poisoned whole: the new state word, and the handle when @want_handle
+ * (then @handle is not NULL; an allocation by address adds to the word in
+ * place, os.h).
+ */
+static __always_inline void take_state(struct dp_chunk *c, u32 pos,
+				       u64 *handle, const bool want_handle)
+{
+	if (want_handle)
+		*handle = dp_handle_make(c->id, pos, dp_state_alloc(c, pos));
+	else
+		dp_state_alloc_quiet(c, pos);
+}
+
 /* alloc_checked()'s position argument: the block was poisoned whole. */
 #define CHECKED_WHOLE	0x80000000u
 
@@ -274,7 +289,7 @@ static __always_inline void *random_take(struct dmapool *pool,
 					 unsigned long pin)
 {
 	struct dp_chunk *c = h->cur;
-	u32 pos, before, st;
+	u32 pos, before;
 
 	/* A chunk this fills stays listed until the next draw (heap.c). */
 	pos = dp_random_staged_take(h);
@@ -287,12 +302,7 @@ static __always_inline void *random_take(struct dmapool *pool,
 				     gfp, dma, handle);
 	}
 	/* No poison: the state word never has DP_ST_WHOLE. */
-	if (handle) {
-		st = dp_state_alloc(c, pos);
-		*handle = dp_handle_make(c->id, pos, st);
-	} else {
-		dp_state_alloc_quiet(c, pos);
-	}
+	take_state(c, pos, handle, !!handle);
 	dp_owner_unpin(&pool->owners, pin);
 	return dp_hand_out(pool, c, pos, gfp, dma);
 }
@@ -363,10 +373,8 @@ static DP_NOINLINE void *alloc_mag(struct dmapool *pool, struct dp_heap *h,
 		return stepped_out(pool, c, pos, before, st, gfp, dma, handle,
 				   !!handle);
 	}
-	st = dp_state_alloc(c, pos);
+	take_state(c, pos, handle, !!handle);
 	dp_owner_unpin(&pool->owners, pin);
-	if (handle)
-		*handle = dp_handle_make(c->id, pos, st);
 	return dp_hand_out_at(pool, c, off, gfp, dma);
 }
 
@@ -379,7 +387,7 @@ static DP_NOINLINE DP_COLD void *alloc_restage_word(struct dmapool *pool,
 {
 	struct dp_chunk *c;
 	u64 word;
-	u32 pos, st;
+	u32 pos;
 
 	if (!dp_heap_restage(h))
 		return alloc_unpin_slow(pool, gfp, dma, handle, pin);
@@ -387,10 +395,8 @@ static DP_NOINLINE DP_COLD void *alloc_restage_word(struct dmapool *pool,
 	*h->wp = word & (word - 1);
 	pos = h->base + dp_os_ctz64(word);
 	c = h->cur;
-	st = dp_state_alloc(c, pos);
+	take_state(c, pos, handle, !!handle);
 	dp_owner_unpin(&pool->owners, pin);
-	if (handle)
-		*handle = dp_handle_make(c->id, pos, st);
 	return dp_hand_out(pool, c, pos, gfp, dma);
 }
 
@@ -424,7 +430,7 @@ alloc_one(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
 	struct dp_heap *h;
 	struct dp_chunk *c;
 	u64 *wp, word;
-	u32 pos, st;
+	u32 pos;
 	size_t off;
 	unsigned long pin;
 
@@ -452,12 +458,7 @@ alloc_one(struct dmapool *pool, dmapool_gfp_t gfp, dmapool_dma_t *dma,
 	*wp = word & (word - 1);
 	pos = h->base + dp_os_ctz64(word);
 	c = h->cur;
-	if (want_handle) {
-		st = dp_state_alloc(c, pos);
-		*handle = dp_handle_make(c->id, pos, st);
-	} else {
-		dp_state_alloc_quiet(c, pos);
-	}
+	take_state(c, pos, handle, want_handle);
 	dp_owner_unpin(&pool->owners, pin);
 	/* Fast-path pools are one segment per chunk: off = pos * stride. */
 	off = (size_t)pos * pool->geo.stride;
