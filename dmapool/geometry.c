@@ -60,8 +60,11 @@ static size_t chunk_bytes(struct dp_geometry *g, size_t want, size_t base,
 		/*
 		 * The default: enough kernel-sized allocations for
 		 * DP_CHUNK_MIN_BLOCKS blocks (the work of taking a chunk into
-		 * and out of a heap's lists is shared by that many), up to
-		 * DP_OS_CHUNK_DEFAULT_MAX.
+		 * and out of a heap's lists is shared by that many) and for
+		 * DP_OS_CHUNK_DEFAULT_MIN bytes (fewer chunks for a large
+		 * set of small blocks: fewer records and index entries for
+		 * the frees to miss in the cache), up to
+		 * DP_OS_CHUNK_DEFAULT_MAX and what one bitmap describes.
 		 */
 		size_t per = base / stride;
 
@@ -69,9 +72,15 @@ static size_t chunk_bytes(struct dp_geometry *g, size_t want, size_t base,
 		 * Not when boundary segments leave gaps: a chunk of one
 		 * segment keeps the fast paths' linear arithmetic.
 		 */
-		n = b % stride || !per ? 1 :
-		    (DP_CHUNK_MIN_BLOCKS + per - 1) / per;
-		while (n > 1 && n * base > DP_OS_CHUNK_DEFAULT_MAX)
+		if (b % stride || !per) {
+			n = 1;
+		} else {
+			n = (DP_CHUNK_MIN_BLOCKS + per - 1) / per;
+			if (n * base < DP_OS_CHUNK_DEFAULT_MIN)
+				n = (DP_OS_CHUNK_DEFAULT_MIN + base - 1) / base;
+		}
+		while (n > 1 && (n * base > DP_OS_CHUNK_DEFAULT_MAX ||
+				 n * per > DP_MAX_BLOCKS_PER_CHUNK))
 			n--;
 		want = n * base;
 	}

@@ -75,6 +75,8 @@
  *  size_t dp_os_page_size(void)            a power of two
  *  DP_OS_CHUNK_DEFAULT_MAX    the largest default chunk (bytes): what one
  *                             DMA allocation may cost in this world
+ *  DP_OS_CHUNK_DEFAULT_MIN    the smallest default chunk of one segment
+ *                             (bytes): what a context may hold at least
  *  void *dp_os_host_alloc(size_t n, dmapool_gfp_t gfp)   NULL on failure
  *  void *dp_os_host_zalloc(size_t n, dmapool_gfp_t gfp)
  *                     zeroed, and 64-byte aligned where the world can

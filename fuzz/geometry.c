@@ -42,7 +42,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "geometry.h"	/* DP_CHUNK_MIN_BLOCKS, DP_OS_CHUNK_DEFAULT_MAX */
+#include "geometry.h"	/* DP_CHUNK_MIN_BLOCKS, DP_OS_CHUNK_DEFAULT_M* */
 
 #define PAGE		4096u
 #define MAX_BLOCKS	(3 * 4096)
@@ -266,8 +266,9 @@ static void decode(struct dpf_in *in, struct dpf_params *p, uint8_t *order,
  * The chunk size the options ask for: blocks sit in kernel-sized
  * allocations of @base bytes, @per blocks each, and a chunk is a whole
  * number of them.  By default (chunk_size 0) the fewest that hold
- * DP_CHUNK_MIN_BLOCKS blocks, or as many as fit in DP_OS_CHUNK_DEFAULT_MAX
- * bytes when that is fewer, one at least; one alone when boundary segments
+ * DP_CHUNK_MIN_BLOCKS blocks and DP_OS_CHUNK_DEFAULT_MIN bytes, or as many
+ * as fit in DP_OS_CHUNK_DEFAULT_MAX bytes and one bitmap's 4096 blocks
+ * when that is fewer, one at least; one alone when boundary segments
  * leave gaps (@gaps: the chunk stays one segment).  The two numbers are
  * the core's to choose (geometry.h, the shim's os header); the rule is the
  * model's.  An explicit chunk_size is rounded up to a multiple of @base (at
@@ -284,7 +285,10 @@ static void check_chunk(const struct dmapool_stats *st,
 
 	if (!p->chunk_size) {
 		n = gaps ? 1 : (DP_CHUNK_MIN_BLOCKS + per - 1) / per;
-		while (n > 1 && n * base > DP_OS_CHUNK_DEFAULT_MAX)
+		if (!gaps && n * base < DP_OS_CHUNK_DEFAULT_MIN)
+			n = (DP_OS_CHUNK_DEFAULT_MIN + base - 1) / base;
+		while (n > 1 && (n * base > DP_OS_CHUNK_DEFAULT_MAX ||
+				 n * per > DP_MAX_BLOCKS_PER_CHUNK))
 			n--;
 		dpf_check(st->chunk_size == n * base,
 			  "default chunk of %llu bytes, expected %llu (%llu blocks of %llu in each %llu bytes)",

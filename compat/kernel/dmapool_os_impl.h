@@ -311,6 +311,11 @@ static inline size_t dp_os_page_size(void)
  * compacts memory in the caller's allocation.
  */
 #define DP_OS_CHUNK_DEFAULT_MAX	((size_t)32 << 10)
+/*
+ * No more than a page when 64 blocks fit in one, as the kernel's own pool
+ * allocates: a pool holds that much per CPU that allocates from it.
+ */
+#define DP_OS_CHUNK_DEFAULT_MIN	PAGE_SIZE
 
 /* The caller's gfp as the kernel's allocators want it. */
 static inline gfp_t dp_kgfp(dmapool_gfp_t gfp)

@@ -24,6 +24,20 @@ Test(api, zalloc_zeroes_every_byte)
 	tl_env_put(e);
 }
 
+/*
+ * A pool of page-sized chunks, the kernel's unit: for the tests that count
+ * chunks (the default chunk holds at least 64 KiB of small blocks).
+ */
+static struct dmapool *page_pool(struct dmapool_dev *dev, size_t size,
+				 size_t align, size_t boundary)
+{
+	struct dmapool_opts o;
+
+	dmapool_opts_init(&o);
+	o.chunk_size = 4096;
+	return tl_pool_opts(dev, size, align, boundary, &o);
+}
+
 Test(api, grows_across_many_chunks_and_accounts)
 {
 	struct dmapool_dev *dev = tl_heap();
@@ -35,7 +49,7 @@ Test(api, grows_across_many_chunks_and_accounts)
 	size_t i;
 
 	tl_reset();
-	pool = tl_pool(dev, 64, 64, 0);
+	pool = page_pool(dev, 64, 64, 0);
 	cr_assert_not_null(pool);
 	for (i = 0; i < n; i++) {
 		v[i] = dmapool_alloc(pool, 0, &d[i]);
@@ -105,7 +119,7 @@ Test(api, nogrow_exhausts_then_recovers)
 	uint64_t i;
 
 	tl_reset();
-	pool = tl_pool(dev, 512, 0, 0);
+	pool = page_pool(dev, 512, 0, 0);
 	cr_assert_not_null(pool);
 	cr_assert_null(dmapool_alloc(pool, DMAPOOL_GFP_NOGROW, &de),
 		       "an empty pool cannot serve without growing");
@@ -183,7 +197,7 @@ Test(api, backend_failure_is_null_not_crash)
 	int i, got = 0;
 
 	tl_reset();
-	pool = tl_pool(dev, 64, 64, 0);
+	pool = page_pool(dev, 64, 64, 0);
 	cr_assert_not_null(pool);
 	for (i = 0; i < 64 * 4; i++) {
 		v[i] = dmapool_alloc(pool, 0, &d[i]);

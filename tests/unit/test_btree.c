@@ -291,6 +291,7 @@ Test(btree, pool_uses_one_entry_per_chunk)
 
 	dmapool_opts_init(&o);
 	o.index = DMAPOOL_INDEX_BTREE;
+	o.chunk_size = 4096;	/* ~47 chunks */
 	tl_reset();
 	pool = dmapool_create_opts("bt", dev, 64, 64, 0, &o);
 	cr_assert_not_null(pool);

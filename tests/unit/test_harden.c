@@ -1013,6 +1013,7 @@ Test(harden, random_placement_is_uniform, .timeout = 60)
 		dmapool_opts_init(&o);
 		o.flags = DMAPOOL_OPT_RANDOM;
 		o.seed = seeds[s];
+		o.chunk_size = 4096;
 		pool = dmapool_create_opts("rnd", dev, 64, 64, 0, &o);
 		for (i = 0; i < 256; i++)
 			v[i] = dmapool_alloc(pool, 0, &d[i]);
@@ -1064,6 +1065,8 @@ static void first_offsets(uint64_t seed, size_t *off, unsigned int n)
 	dmapool_opts_init(&o);
 	o.flags = DMAPOOL_OPT_RANDOM;
 	o.seed = seed;
+	/* One page: the 64 allocations drain it. */
+	o.chunk_size = 4096;
 	pool = dmapool_create_opts("rnd", dev, 64, 64, 0, &o);
 	for (i = 0; i < n; i++)
 		v[i] = dmapool_alloc(pool, 0, &d[i]);
@@ -1118,6 +1121,7 @@ Test(harden, random_placement_hands_out_every_block_once, .timeout = 60)
 		dmapool_opts_init(&o);
 		o.flags = DMAPOOL_OPT_RANDOM;
 		o.seed = 5 + s;
+		o.chunk_size = 4096;
 		pool = dmapool_create_opts("rnd", dev, sizes[s], 1, 0, &o);
 		v[0] = dmapool_alloc(pool, 0, &d[0]);
 		dmapool_get_stats(pool, &st);

@@ -444,8 +444,9 @@ enum dmapool_index_kind {
  * @index: how frees find their chunk
  * @chunk_size: bytes per backend allocation, rounded to a multiple of
  *	max(page size, block size); 0 = the default: room for at least 64
- *	blocks, up to 256 KiB in userspace and 32 KiB in the kernel, and
- *	one unit when boundaries leave gaps between blocks.  A pool holds at
+ *	blocks and at least 64 KiB in userspace (a page in the kernel), up
+ *	to 256 KiB in userspace and 32 KiB in the kernel, and one unit when
+ *	boundaries leave gaps between blocks.  A pool holds at
  *	most 2^20 - 1 chunks; an allocation past that fails as out of memory
  * @redzone: bytes of checked gap after each block (rounded up to align);
  *	0 = none. Overruns are reported as "device-overrun"

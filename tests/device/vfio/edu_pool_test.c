@@ -347,10 +347,15 @@ static void expect_chunk_error(const char *what, struct dmapool_dev *dev,
 			       int want)
 {
 	struct dmapool_vfio_info vi;
-	struct dmapool *pool = dmapool_create("err", dev, 64, 0, 0);
+	struct dmapool_opts o;
+	struct dmapool *pool;
 	dmapool_dma_t d;
 	void *v;
 
+	/* One-page chunks: the first fits the smallest window tried. */
+	dmapool_opts_init(&o);
+	o.chunk_size = PAGE;
+	pool = dmapool_create_opts("err", dev, 64, 0, 0, &o);
 	if (!pool) {
 		FAILF("%s: dmapool_create failed", what);
 		return;
