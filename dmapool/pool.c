@@ -317,7 +317,8 @@ static void get_stats(struct dmapool *pool, struct dmapool_stats *st)
 	st->blocks_total = pool->nchunks * g->blocks;
 	st->dma_bytes = pool->nchunks * g->chunk_size;
 	st->meta_bytes = sizeof(*pool) + g->nwords * sizeof(u64) +
-			 (u64)pool->nslots *
+			 /* Slot 0 names nothing: no record. */
+			 (u64)(pool->nslots - 1) *
 				 (dp_chunk_meta_size(g) + sizeof(void *)) +
 			 heaps * sizeof(struct dp_heap) + rings +
 			 dp_index_meta_bytes(&pool->index);

@@ -83,6 +83,37 @@ Test(api, grows_across_many_chunks_and_accounts)
 	dmapool_dev_put(dev);
 }
 
+/*
+ * meta_bytes counts the records the pool has: one per chunk it ever held
+ * (slot 0 names nothing and has none).  A pool of one chunk of 16-byte
+ * blocks, whose record is mostly a 32-bit state word per block, counts
+ * at least those words and less than twice them.  (The default pool, not
+ * this run's configuration: a redzone would change the geometry.)
+ */
+Test(api, meta_bytes_counts_one_record_per_chunk)
+{
+	struct dmapool_dev *dev = tl_heap();
+	struct dmapool *pool;
+	struct dmapool_stats st;
+	dmapool_dma_t d;
+	void *v;
+
+	pool = dmapool_create("meta", dev, 16, 16, 0);
+	cr_assert_not_null(pool);
+	cr_assert_not_null(v = dmapool_alloc(pool, 0, &d));
+	dmapool_get_stats(pool, &st);
+	cr_assert_eq(st.chunks, 1);
+	cr_assert_geq(st.blocks_per_chunk, 1024, "a chunk of small blocks is at least 64 KiB");
+	cr_assert_geq(st.meta_bytes, st.blocks_per_chunk * 4);
+	cr_assert_lt(st.meta_bytes, st.blocks_per_chunk * 8,
+		     "%llu bytes of metadata for one chunk of %llu blocks",
+		     (unsigned long long)st.meta_bytes,
+		     (unsigned long long)st.blocks_per_chunk);
+	dmapool_free(pool, v, d);
+	dmapool_destroy(pool);
+	dmapool_dev_put(dev);
+}
+
 Test(api, reuses_freed_blocks_before_growing)
 {
 	struct dmapool_dev *dev = tl_heap();
