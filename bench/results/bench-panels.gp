@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT OR GPL-2.0-only
 # written by dmapool-bench: the panels, loaded by bench.gp
-set multiplot layout 5,2 title "dmapool-bench 3901814 on Intel(R) Xeon(R) Processor, 2 CPUs, load 0.14 1.48 3.31, 2026-12-06 08:16 UTC\nbars: medians of paired ratios, whiskers: min-max over the pairs; below the dashed line is faster" font ',11'
+set multiplot layout 5,2 title "dmapool-bench fb98622-dirty on Intel(R) Xeon(R) Processor, 2 CPUs, load 1.46 1.24 1.26, 2026-12-06 09:48 UTC\nbars: medians of paired ratios, whiskers: min-max over the pairs; below the dashed line is faster" font ',11'
 set style fill solid 0.8 border -1
 set grid ytics
 set key outside right top vertical font ',8' samplen 1
@@ -58,7 +58,7 @@ plot 'bench-threads.dat' index 0 using 1:2:3:4:5 with boxerrorbars lc rgb '#0000
 set title "threads: scaling (compute loop = the machine)"
 set ylabel "throughput / 1 thread"
 unset logscale y
-set yrange [0:2.75]
+set yrange [0:3]
 set xrange [-0.6:4.6]
 set xtics ("2 threads" 0, "4 threads" 1, "prod/cons" 2, "2 thr bulk32" 3, "prod/cons bulk" 4)
 plot 'bench-threads-scaling.dat' index 0 using 1:2:3:4:5 with boxerrorbars lc rgb '#000000' title 'linux-6.12', '' index 0 using 1:2:6 with labels offset 0,0.5 font ',7' notitle, 'bench-threads-scaling.dat' index 1 using 1:2:3:4:5 with boxerrorbars lc rgb '#7f7f7f' title 'linux-embedded', '' index 1 using 1:2:6 with labels offset 0,1.2 font ',7' notitle, 'bench-threads-scaling.dat' index 2 using 1:2:3:4:5 with boxerrorbars lc rgb '#9467bd' title 'linux-pagelist', '' index 2 using 1:2:6 with labels offset 0,0.5 font ',7' notitle, 'bench-threads-scaling.dat' index 3 using 1:2:3:4:5 with boxerrorbars lc rgb '#2ca02c' title 'xarray-fix', '' index 3 using 1:2:6 with labels offset 0,1.2 font ',7' notitle, 'bench-threads-scaling.dat' index 4 using 1:2:3:4:5 with boxerrorbars lc rgb '#1f77b4' title 'dmapool', '' index 4 using 1:2:6 with labels offset 0,0.5 font ',7' notitle, 'bench-threads-scaling.dat' index 5 using 1:2:3:4:5 with boxerrorbars lc rgb '#17becf' title 'dmapool-handle', '' index 5 using 1:2:6 with labels offset 0,1.2 font ',7' notitle, 'bench-threads-scaling.dat' index 6 using 1:2:3:4:5 with boxerrorbars lc rgb '#8c564b' title 'dmapool-btree', '' index 6 using 1:2:6 with labels offset 0,0.5 font ',7' notitle, 'bench-threads-scaling.dat' index 7 using 1:2:3:4:5 with boxerrorbars lc rgb '#d62728' title 'dmapool-shared', '' index 7 using 1:2:6 with labels offset 0,1.2 font ',7' notitle, 'bench-threads-scaling.dat' index 8 using 1:2:3:4:5 with boxerrorbars lc rgb '#555555' title 'compute-loop', '' index 8 using 1:2:6 with labels offset 0,0.5 font ',7' notitle, 1 with lines lw 1.5 dt 2 lc rgb '#000000' notitle
