@@ -395,7 +395,7 @@ static void quarantine_add(struct dp_heap *h, struct dp_chunk *c,
 
 	if (q->count == q->max) {
 		release_oldest(h, release);
-		DP_WRITE_ONCE(q->forced, q->forced + 1);
+		DP_COUNT_ONCE64(q->forced);
 	}
 	quarantine_push(q, c, pos, DP_READ_ONCE(h->pool->qepoch));
 }
@@ -436,14 +436,14 @@ void dp_heap_give(struct dp_heap *h, struct dp_chunk *c, u32 pos,
 		e->epoch = now;
 		if (++q->head == q->end)
 			q->head = q->ring;
-		DP_WRITE_ONCE(q->forced, q->forced + 1);
+		DP_COUNT_ONCE64(q->forced);
 		put(h, old.c, old.pos, release);
 		return;
 	}
 	/* What a quiesce let go, then room for this one. */
 	dp_heap_quiesce(h, false, release);
 	if (q->count == q->max) {
-		DP_WRITE_ONCE(q->forced, q->forced + 1);
+		DP_COUNT_ONCE64(q->forced);
 		release_oldest(h, release);
 	}
 	quarantine_push(q, c, pos, now);

@@ -40,7 +40,7 @@ struct dp_quarantine {
 	struct dp_qent *ring, *end;	/* end: ring + max */
 	struct dp_qent *head;		/* the oldest entry */
 	u32 count, max;			/* count: DP_WRITE_ONCE (stats) */
-	u64 forced;			/* released by the bound, not quiesce */
+	u64 forced;	/* released by the bound, not quiesce: DP_COUNT_ONCE64 */
 };
 
 /*

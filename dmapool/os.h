@@ -116,6 +116,9 @@
  *                           as DP_STORE_RELEASE would (others only read x
  *                           or change it atomically): x86 does it in one
  *                           instruction
+ *  DP_COUNT_ONCE64(x)       x += 1 (u64) by its only writer, others only
+ *                           read it (DP_READ_ONCE): a statistic; x86-64
+ *                           does it in one instruction
  *  DP_FETCH_ADD(p, v)                       relaxed; the old value
  *  bool dp_os_test_and_clear_bit32(uint32_t nr, uint32_t *w)  fully ordered
  *  bool dp_os_cmpxchg32(uint32_t *p, uint32_t old, uint32_t new)

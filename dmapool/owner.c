@@ -58,7 +58,7 @@ quarantine_swap(struct dmapool *pool, struct dp_heap *h, struct dp_chunk **c,
 	*pos = op;
 	e->epoch = now;
 	q->head = e + 1 == q->end ? q->ring : e + 1;
-	DP_WRITE_ONCE(q->forced, q->forced + 1);
+	DP_COUNT_ONCE64(q->forced);
 	return true;
 }
 

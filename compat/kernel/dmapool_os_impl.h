@@ -424,6 +424,13 @@ static __always_inline void dp_os_add_release32(u32 *p, u32 v)
 
 #define DP_ADD_RELEASE32(x, v)	dp_os_add_release32(&(x), (v))
 
+static __always_inline void dp_os_count_once64(u64 *p)
+{
+	WRITE_ONCE(*p, READ_ONCE(*p) + 1);
+}
+
+#define DP_COUNT_ONCE64(x)	dp_os_count_once64(&(x))
+
 /*
  * The bitops work on unsigned long: on 64-bit that is the core's word; on a
  * 32-bit little-endian kernel bit nr of a u64 is bit nr of two longs too.

@@ -221,9 +221,13 @@ static inline unsigned int dp_os_fls64(uint64_t x)
 #define DP_ADD_RELEASE32(x, v)						\
 	__asm__ volatile("addl %1, %0" : "+m"(x) : "ir"((uint32_t)(v)) :	\
 			 "memory")
+/* One add to memory: untorn on x86-64, and no ordering wanted. */
+#define DP_COUNT_ONCE64(x)						\
+	__asm__ volatile("addq $1, %0" : "+m"(x))
 #else
 #define DP_ADD_RELEASE32(x, v)						\
 	DP_STORE_RELEASE(x, DP_READ_ONCE(x) + (uint32_t)(v))
+#define DP_COUNT_ONCE64(x)	DP_WRITE_ONCE(x, DP_READ_ONCE(x) + 1)
 #endif
 /*
  * After a sequentially consistent operation: sequentially consistent too,
