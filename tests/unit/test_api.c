@@ -84,6 +84,48 @@ Test(api, grows_across_many_chunks_and_accounts)
 }
 
 /*
+ * The default chunk (dmapool.h, opts.chunk_size): at least 64 blocks and,
+ * in userspace, 64 KiB, in whole kernel-sized units, at most 256 KiB and
+ * the 4096 blocks one bitmap names; one unit when boundaries leave gaps.
+ */
+Test(api, default_chunk_sizes)
+{
+	static const struct {
+		size_t size, align, boundary, chunk, blocks;
+	} cs[] = {
+		{ 1, 1, 0, 4096, 4096 },	/* one page is 4096 blocks */
+		{ 8, 8, 0, 32 << 10, 4096 },	/* the bitmap's reach */
+		{ 16, 16, 0, 64 << 10, 4096 },
+		{ 64, 64, 0, 64 << 10, 1024 },
+		{ 256, 256, 0, 64 << 10, 256 },
+		{ 1024, 1024, 0, 64 << 10, 64 },
+		{ 4096, 4096, 0, 256 << 10, 64 },
+		{ 8192, 8192, 0, 256 << 10, 32 },	/* the 256 KiB cap */
+		{ 68, 32, 4096, 4096, 42 },	/* gaps at each boundary */
+	};
+	struct dmapool_dev *dev = tl_heap();
+	struct dmapool_stats st;
+	struct dmapool *pool;
+	size_t i;
+
+	for (i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		pool = dmapool_create("chunks", dev, cs[i].size, cs[i].align,
+				      cs[i].boundary);
+		cr_assert_not_null(pool);
+		dmapool_get_stats(pool, &st);
+		cr_assert_eq(st.chunk_size, cs[i].chunk, "%zu/%zu/%zu: %llu",
+			     cs[i].size, cs[i].align, cs[i].boundary,
+			     (unsigned long long)st.chunk_size);
+		cr_assert_eq(st.blocks_per_chunk, cs[i].blocks,
+			     "%zu/%zu/%zu: %llu blocks", cs[i].size,
+			     cs[i].align, cs[i].boundary,
+			     (unsigned long long)st.blocks_per_chunk);
+		dmapool_destroy(pool);
+	}
+	dmapool_dev_put(dev);
+}
+
+/*
  * meta_bytes counts the records the pool has: one per chunk it ever held
  * (slot 0 names nothing and has none).  A pool of one chunk of 16-byte
  * blocks, whose record is mostly a 32-bit state word per block, counts
