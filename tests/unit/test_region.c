@@ -119,6 +119,53 @@ Test(region, chunks_inside_zeroed_and_exhaustion_is_a_clean_null)
 	dmapool_dev_put(dev);
 }
 
+/*
+ * A region smaller than a pool's default chunk (at least 64 KiB of small
+ * blocks) is full from the start; one-page chunks use all of it.
+ */
+Test(region, smaller_than_the_default_chunk_needs_chunk_size)
+{
+	const size_t len = 8 * PG;
+	uint8_t *mem = region_mem(len);
+	struct dmapool_dev *dev = dmapool_dev_region(mem, REGION_DMA, len);
+	static void *v[8 * 64];
+	static dmapool_dma_t d[8 * 64];
+	struct dmapool_opts o;
+	struct dmapool_stats st;
+	struct dmapool *pool;
+	size_t n = 0;
+
+	cr_assert_not_null(dev);
+	/* The default chunk (tl_pool() would apply DMAPOOL_TEST_CHUNK). */
+	pool = dmapool_create("small", dev, 64, 64, 0);
+	cr_assert_not_null(pool);
+	dmapool_get_stats(pool, &st);
+	cr_assert_gt(st.chunk_size, len);
+	cr_assert_null(dmapool_alloc(pool, 0, &d[0]),
+		       "a %llu-byte chunk does not fit a %zu-byte region",
+		       (unsigned long long)st.chunk_size, len);
+	cr_assert_geq(info(dev).failures, 1);
+	cr_assert_eq(info(dev).used, 0);
+	dmapool_destroy(pool);
+
+	dmapool_opts_init(&o);
+	o.chunk_size = PG;
+	pool = tl_pool_opts(dev, 64, 64, 0, &o);
+	cr_assert_not_null(pool);
+	dmapool_get_stats(pool, &st);
+	while (n < 8 * 64 && (v[n] = dmapool_alloc(pool, 0, &d[n])))
+		n++;
+	dmapool_get_stats(pool, &st);
+	cr_assert_eq(n, st.blocks_total);
+	cr_assert_eq(st.dma_bytes, len, "one-page chunks fill the region");
+	check_chunks(pool, mem, len, PG);
+	while (n--)
+		dmapool_free(pool, v[n], d[n]);
+	dmapool_destroy(pool);
+	cr_assert_eq(info(dev).used, 0);
+	dmapool_dev_put(dev);
+}
+
 Test(region, chunks_come_back_and_serve_the_next_pool)
 {
 	const size_t len = 8 * PG;

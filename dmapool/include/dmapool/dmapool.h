@@ -777,7 +777,9 @@ struct dmapool_dev_ops {
  * whole pages) at the same offsets in vaddr and dma, zeroed as they are
  * handed out, and go back to the region, never to the system. Any number
  * of pools may share one region. When it is full, growth fails cleanly:
- * dmapool_alloc() returns NULL. @vaddr and @dma must sit at the same offset
+ * dmapool_alloc() returns NULL (a region smaller than a pool's chunk,
+ * stats.chunk_size, is full from the start: give such pools a smaller
+ * opts.chunk_size). @vaddr and @dma must sit at the same offset
  * in their page; a chunk alignment above the page works as far as they
  * agree (both 2 MiB aligned serve any chunk up to 2 MiB alignment). The
  * memory must stay mapped, and the device mapping in place, until the last
