@@ -29,8 +29,9 @@
  * adopted whole when the thread exits), so c->heap is stable while a block
  * is claimed.  A freer delayed between its steps may queue a chunk whose
  * block the owner already collected (it found the pending state early),
- * and that has since emptied and been released: the owner skips it (its
- * heap is gone), and a released record is reused only once it is off every
+ * and that has since emptied and been released: it finds no heap and
+ * queues nothing (mark()), an owner that finds such a chunk on its stack
+ * skips it, and a released record is reused only once it is off every
  * stack (supply.c).
  *
  * This file is the freer's half and the owner's look at a region's state
@@ -59,11 +60,22 @@ static void queue_on(struct dp_heap *h, struct dp_chunk *c)
 	}
 }
 
-/* Mark regions @bits of @c's remote word @w, and queue @c for its owner. */
+/*
+ * Mark regions @bits of @c's remote word @w, and queue @c for its owner.
+ * No heap: the chunk was released (supply.c, retire()) while this freer
+ * was between its claim and here, which needs the owner to have taken our
+ * block already (it found the pending state through another freer's mark
+ * of the region) and the chunk to have emptied since.  Nothing is left to
+ * queue, and a reused record starts with its words cleared (chunk.c).
+ */
 static __always_inline void mark(struct dp_chunk *c, u64 *w, u64 bits)
 {
+	struct dp_heap *h;
+
 	DP_FETCH_OR(w, bits);
-	queue_on(DP_READ_ONCE(c->heap), c);
+	h = DP_READ_ONCE(c->heap);
+	if (DP_LIKELY(h))
+		queue_on(h, c);
 }
 
 /* Regions @bits of remote word @k of @c have pending blocks of ours. */
