@@ -64,7 +64,8 @@ static size_t chunk_bytes(struct dp_geometry *g, size_t want, size_t base,
 		 * DP_OS_CHUNK_DEFAULT_MIN bytes (fewer chunks for a large
 		 * set of small blocks: fewer records and index entries for
 		 * the frees to miss in the cache), up to
-		 * DP_OS_CHUNK_DEFAULT_MAX and what one bitmap describes.
+		 * DP_OS_CHUNK_DEFAULT_MAX; cut below to what one bitmap
+		 * describes, as any chunk is.
 		 */
 		size_t per = base / stride;
 
@@ -79,8 +80,7 @@ static size_t chunk_bytes(struct dp_geometry *g, size_t want, size_t base,
 			if (n * base < DP_OS_CHUNK_DEFAULT_MIN)
 				n = (DP_OS_CHUNK_DEFAULT_MIN + base - 1) / base;
 		}
-		while (n > 1 && (n * base > DP_OS_CHUNK_DEFAULT_MAX ||
-				 n * per > DP_MAX_BLOCKS_PER_CHUNK))
+		while (n > 1 && n * base > DP_OS_CHUNK_DEFAULT_MAX)
 			n--;
 		want = n * base;
 	}
