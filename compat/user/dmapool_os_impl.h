@@ -122,8 +122,7 @@ size_t dp_os_page_size(void);
  * And at least 64 KiB of small blocks: a million live 64-byte blocks in
  * 4 KiB chunks are 16384 records and index entries, more than the caches
  * hold beside the state words, and a free of a random one misses on both
- * (bench churn: 0.94 of linux-6.12's time with 4 KiB chunks, 0.78 with
- * 64 KiB).  The memory a thread holds in a pool at least.
+ * (docs/benchmarks.md, A4).  The memory a thread holds in a pool at least.
  */
 #define DP_OS_CHUNK_DEFAULT_MIN	((size_t)64 << 10)
 void *dp_os_host_alloc(size_t n, dmapool_gfp_t gfp);
