@@ -60,6 +60,26 @@ static void queue_on(struct dp_heap *h, struct dp_chunk *c)
 	}
 }
 
+#ifdef DP_TEST_HOOKS
+/*
+ * Tests only (a core built with -DDP_TEST_HOOKS, tests/meson.build): called
+ * by every freer between its claim and its mark, so that a test can hold
+ * one freer there while others free and the owner collects.
+ */
+void (*dp_test_before_mark)(struct dp_chunk *c);
+
+static inline void before_mark(struct dp_chunk *c)
+{
+	if (dp_test_before_mark)
+		dp_test_before_mark(c);
+}
+#else
+static inline void before_mark(struct dp_chunk *c)
+{
+	(void)c;
+}
+#endif
+
 /*
  * Mark regions @bits of @c's remote word @w, and queue @c for its owner.
  * No heap: the chunk was released (supply.c, retire()) while this freer
@@ -72,6 +92,7 @@ static __always_inline void mark(struct dp_chunk *c, u64 *w, u64 bits)
 {
 	struct dp_heap *h;
 
+	before_mark(c);
 	DP_FETCH_OR(w, bits);
 	h = DP_READ_ONCE(c->heap);
 	if (DP_LIKELY(h))
