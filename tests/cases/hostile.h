@@ -104,8 +104,9 @@ static inline bool tc_check_new_block(struct tc_env *e, struct tc_world *w,
  * The device's writes misled nobody; at most they were noticed: every
  * report is of a device kind, and the options that detect device writes
  * did (this device writes everywhere).  A redzone is checked at every free;
- * poison only when a freed block is handed out again, which a run scaled
- * down under a quarantine may never do (@full: the full run).
+ * poison, full or sampled (whose head check sees every block), only when a
+ * freed block is handed out again, which a run scaled down under a
+ * quarantine may never do (@full: the full run).
  */
 static inline bool tc_device_writes_seen(struct tc_env *e,
 					 const struct dmapool *pool, bool full)
@@ -113,8 +114,10 @@ static inline bool tc_device_writes_seen(struct tc_env *e,
 	struct dmapool_opts o;
 	struct dmapool_stats st;
 	uint64_t waf, ovr;
+	bool poison;
 
 	tc_opts(e, &o);
+	poison = o.flags & (DMAPOOL_OPT_POISON | DMAPOOL_OPT_POISON_SAMPLED);
 	dmapool_get_stats(pool, &st);
 	waf = st.by_kind[DMAPOOL_R_DEVICE_WRITE_AFTER_FREE];
 	ovr = st.by_kind[DMAPOOL_R_DEVICE_OVERRUN];
@@ -122,11 +125,9 @@ static inline bool tc_device_writes_seen(struct tc_env *e,
 		 "%llu reports, %llu of device kinds (%u captured)",
 		 (unsigned long long)st.violations,
 		 (unsigned long long)(waf + ovr), e->cap.n);
-	TC_CHECK(e, (o.flags & DMAPOOL_OPT_POISON) ? waf > 0 || !full :
-		    waf == 0,
-		 "poison option %s, %llu device-write-after-free reports",
-		 (o.flags & DMAPOOL_OPT_POISON) ? "on" : "off",
-		 (unsigned long long)waf);
+	TC_CHECK(e, poison ? waf > 0 || !full : waf == 0,
+		 "poison options %s, %llu device-write-after-free reports",
+		 poison ? "on" : "off", (unsigned long long)waf);
 	TC_CHECK(e, o.redzone ? ovr > 0 : ovr == 0,
 		 "redzone %u, %llu device-overrun reports", o.redzone,
 		 (unsigned long long)ovr);

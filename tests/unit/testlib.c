@@ -71,6 +71,9 @@ void tl_opts(struct dmapool_opts *o)
 		o->redzone = (unsigned int)env_ul("DMAPOOL_TEST_REDZONE", 0);
 	if (!o->reserve_chunks)
 		o->reserve_chunks = env_ul("DMAPOOL_TEST_RESERVE", 0);
+	if (!o->poison_sample && (o->flags & DMAPOOL_OPT_POISON_SAMPLED))
+		o->poison_sample = (unsigned int)env_ul("DMAPOOL_TEST_SAMPLE",
+							0);
 	/* Backend suites count chunks of a page (the kernel's unit). */
 	if (!o->chunk_size)
 		o->chunk_size = env_ul("DMAPOOL_TEST_CHUNK", 0);
@@ -254,7 +257,7 @@ uint64_t tl_assert_only_device_reports(const struct dmapool *pool)
 	cr_assert_eq(st.violations, dev, "%llu reports, %llu of device kinds",
 		     (unsigned long long)st.violations,
 		     (unsigned long long)dev);
-	if (!(tl_flags() & DMAPOOL_OPT_POISON))
+	if (!(tl_flags() & (DMAPOOL_OPT_POISON | DMAPOOL_OPT_POISON_SAMPLED)))
 		cr_assert_eq(st.by_kind[DMAPOOL_R_DEVICE_WRITE_AFTER_FREE], 0);
 	if (!tl_redzone())
 		cr_assert_eq(st.by_kind[DMAPOOL_R_DEVICE_OVERRUN], 0);
