@@ -115,6 +115,22 @@ DP_NOINLINE DP_COLD void dp_relist_unpin(struct dmapool *pool,
 }
 
 /*
+ * Reuse (no automatic shrink here): the magazine when the chunk is full
+ * (the default pool comes here for that: its fast path takes only listed
+ * chunks), or the bit back and a chunk that was full listed again.
+ * Unpins.
+ */
+static __always_inline void reuse_unpin(struct dmapool *pool,
+					struct dp_chunk *c, size_t pos,
+					unsigned long pin)
+{
+	if (DP_UNLIKELY(dp_reuse(pool, c, pos)))
+		dp_relist_unpin(pool, c, pin);
+	else
+		dp_owner_unpin(&pool->owners, pin);
+}
+
+/*
  * owner_steps() out of line: poison, scrub, a whole sampled poison (@ran_out:
  * the heap's countdown ran out at this free, draw it again; else decided
  * here), a changed redzone, automatic shrink.
@@ -146,10 +162,7 @@ static DP_NOINLINE void free_owner_head(struct dmapool *pool,
 		return;
 	}
 	dp_poison_head((void *)(c->vaddr + pos * pool->geo.stride));
-	if (DP_UNLIKELY(dp_reuse(pool, c, pos)))
-		dp_relist_unpin(pool, c, pin);
-	else
-		dp_owner_unpin(&pool->owners, pin);
+	reuse_unpin(pool, c, pos, pin);
 }
 
 /* Quarantine took the block and gave nothing back yet.  Unpins. */
@@ -162,6 +175,22 @@ static DP_NOINLINE void give_unpin(struct dmapool *pool, struct dp_chunk *c,
 	dp_owner_unpin(&pool->owners, pin);
 	if (DP_UNLIKELY(release))
 		dp_supply_release(pool, release, true);
+}
+
+/*
+ * Quarantine's swap, then reuse (pinned; unpins): all of a free by the
+ * owner in a pool whose only free step is quarantine (pool->free_quarantine:
+ * the fast paths come here directly, with no other step to test), and the
+ * last steps of dp_free_owner_steps() in any pool with quarantine.
+ */
+DP_NOINLINE void dp_free_quarantine(struct dmapool *pool, struct dp_chunk *c,
+				    size_t pos, unsigned long pin)
+{
+	if (!quarantine_swap(pool, c->heap, &c, &pos)) {
+		give_unpin(pool, c, pos, pin);
+		return;
+	}
+	reuse_unpin(pool, c, pos, pin);
 }
 
 /*
@@ -202,21 +231,11 @@ DP_NOINLINE void dp_free_owner_steps(struct dmapool *pool, struct dp_chunk *c,
 			dp_poison_head(b);
 		}
 	}
-	if ((steps & DP_STEP_QUARANTINE) &&
-	    !quarantine_swap(pool, c->heap, &c, &pos)) {
-		give_unpin(pool, c, pos, pin);
+	if (steps & DP_STEP_QUARANTINE) {
+		dp_free_quarantine(pool, c, pos, pin);
 		return;
 	}
-	/*
-	 * Reuse: the magazine when the chunk is full (the default pool comes
-	 * here for that: its fast path takes only listed chunks), or the bit
-	 * back and a chunk that was full listed again.
-	 */
-	if (DP_UNLIKELY(dp_reuse(pool, c, pos))) {
-		dp_relist_unpin(pool, c, pin);
-		return;
-	}
-	dp_owner_unpin(&pool->owners, pin);
+	reuse_unpin(pool, c, pos, pin);
 	return;
 all:
 	free_owner_steps_all(pool, c, pos, ran_out, pin);
