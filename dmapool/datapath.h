@@ -103,9 +103,6 @@ void dp_owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos,
  */
 void dp_free_owner_steps(struct dmapool *pool, struct dp_chunk *c,
 			 size_t pos, unsigned long pin);
-/* The same in a pool whose only free step is quarantine. */
-void dp_free_quarantine(struct dmapool *pool, struct dp_chunk *c, size_t pos,
-			unsigned long pin);
 /* A full chunk got a block back (pinned): on its heap's list again; unpins. */
 void dp_relist_unpin(struct dmapool *pool, struct dp_chunk *c,
 		     unsigned long pin);

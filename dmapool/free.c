@@ -428,10 +428,7 @@ free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 		 */
 		if (DP_READ_ONCE(c->owner) == tok && c->dma + off == dma &&
 		    dp_state_claim(c, pos)) {
-			if (pool->free_quarantine)
-				dp_free_quarantine(pool, c, pos, pin);
-			else
-				dp_free_owner_steps(pool, c, pos, pin);
+			dp_free_owner_steps(pool, c, pos, pin);
 			return;
 		}
 		goto declined;

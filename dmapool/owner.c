@@ -178,13 +178,15 @@ static DP_NOINLINE void give_unpin(struct dmapool *pool, struct dp_chunk *c,
 }
 
 /*
- * Quarantine's swap, then reuse (pinned; unpins): all of a free by the
- * owner in a pool whose only free step is quarantine (pool->free_quarantine:
- * the fast paths come here directly, with no other step to test), and the
- * last steps of dp_free_owner_steps() in any pool with quarantine.
+ * dp_free_owner_steps()'s last steps in a pool with quarantine: the swap,
+ * then reuse (pinned; unpins).  Out of line, reached by a tail call: the
+ * default pool's magazine frees, which share dp_free_owner_steps(), keep
+ * their short tail, and quarantine's churn measured faster this way
+ * (docs/benchmarks.md).
  */
-DP_NOINLINE void dp_free_quarantine(struct dmapool *pool, struct dp_chunk *c,
-				    size_t pos, unsigned long pin)
+static DP_NOINLINE void free_quarantine(struct dmapool *pool,
+					struct dp_chunk *c, size_t pos,
+					unsigned long pin)
 {
 	if (!quarantine_swap(pool, c->heap, &c, &pos)) {
 		give_unpin(pool, c, pos, pin);
@@ -232,7 +234,7 @@ DP_NOINLINE void dp_free_owner_steps(struct dmapool *pool, struct dp_chunk *c,
 		}
 	}
 	if (steps & DP_STEP_QUARANTINE) {
-		dp_free_quarantine(pool, c, pos, pin);
+		free_quarantine(pool, c, pos, pin);
 		return;
 	}
 	reuse_unpin(pool, c, pos, pin);

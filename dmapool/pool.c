@@ -126,9 +126,6 @@ static void dp_pool_paths(struct dmapool *pool, const struct dmapool_opts *o)
 			   !(pool->steps & DP_STEP_POISON) &&
 			   pool->geo.size >= DP_POISON_HEAD &&
 			   pool->geo.fast_recip;
-	pool->free_quarantine = (pool->steps & DP_STEP_QUARANTINE) &&
-				!(pool->steps & DP_STEPS_FREE_SLOW &
-				  ~DP_STEP_QUARANTINE);
 	/* Handles need no index: only the geometry counts. */
 	pool->hnbits = pool->geo.fast_n ? pool->geo.nbits : 0;
 }

@@ -68,8 +68,6 @@ struct dmapool {
 	bool free_steps_out;
 	/* sampled poison's head is the only free step (owner.c) */
 	bool free_head;
-	/* quarantine is the only free step (owner.c) */
-	bool free_quarantine;
 	/* alloc_stepped checks the 16-byte head only (sampled poison) */
 	bool alloc_head;
 	/* positions a fast handle free may name: 0 when it may not */
