@@ -69,16 +69,23 @@ static struct dp_chunk *take_retired(struct dmapool *pool, bool wait,
 				     unsigned long *flags)
 {
 	struct dp_chunk **pp, *c;
+	unsigned long cookie;
 
 	for (pp = &pool->retired; (c = *pp); pp = &c->pnext) {
 		/* Off every remote stack (remote.c), and no reader left. */
 		if (DP_READ_ONCE(c->rem->queued))
 			continue;
-		if (!dp_rcu_gp_done(c->cookie)) {
+		cookie = c->cookie;
+		if (!dp_rcu_gp_done(cookie)) {
 			if (!wait)
 				continue;
+			/*
+			 * The cookie was read under the lock: once it is
+			 * dropped, another grower may take @c, and its chunk be
+			 * released and @c retired again (a new cookie).
+			 */
 			dp_unlock(&pool->lock, *flags);
-			dp_rcu_gp_wait(c->cookie);
+			dp_rcu_gp_wait(cookie);
 			*flags = dp_lock(&pool->lock);
 			return take_retired(pool, false, flags);
 		}
