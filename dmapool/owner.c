@@ -62,51 +62,6 @@ quarantine_swap(struct dmapool *pool, struct dp_heap *h, struct dp_chunk **c,
 	return true;
 }
 
-/*
- * The steps of a free of a block of the caller's own chunk, claimed, pinned:
- * byte work (@whole: sampled poison's decision, dp_owner_sample()), then
- * quarantine or reuse (and a release automatic shrink asks for).  Unpins.
- * The common cases inline; a report, automatic shrink and quarantine's
- * other cases in heap.c.
- */
-static __always_inline void
-owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos, bool zero,
-	    bool whole, unsigned long pin)
-{
-	const u32 steps = pool->steps;
-	struct dp_chunk *release = NULL;
-
-	if (DP_UNLIKELY((steps & DP_STEPS_FREE_BYTES) || zero) &&
-	    DP_UNLIKELY(!dp_harden_free_quick(pool, c, (u32)pos, whole,
-					      zero))) {
-		owner_steps_reported(pool, c, (u32)pos, zero, whole, pin);
-		return;
-	}
-	if (steps & (DP_STEP_QUARANTINE | DP_STEP_AUTO_SHRINK)) {
-		if ((steps & DP_STEP_AUTO_SHRINK) ||
-		    !quarantine_swap(pool, c->heap, &c, &pos)) {
-			dp_heap_give(c->heap, c, (u32)pos, &release);
-			dp_owner_unpin(&pool->owners, pin);
-			if (DP_UNLIKELY(release))
-				dp_supply_release(pool, release, true);
-			return;
-		}
-	}
-	/*
-	 * Reuse (no automatic shrink here): the magazine, or the bit back as
-	 * the fast path does, and a chunk that was full listed again.
-	 */
-	if (DP_UNLIKELY(dp_reuse(pool, c, pos)))
-		dp_heap_relist(c->heap, c);
-	dp_owner_unpin(&pool->owners, pin);
-}
-
-void dp_owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos,
-		    bool zero, unsigned long pin)
-{
-	owner_steps(pool, c, pos, zero, dp_owner_sample(pool, c), pin);
-}
-
 DP_NOINLINE DP_COLD void dp_relist_unpin(struct dmapool *pool,
 					 struct dp_chunk *c, unsigned long pin)
 {
@@ -128,6 +83,53 @@ static __always_inline void reuse_unpin(struct dmapool *pool,
 		dp_relist_unpin(pool, c, pin);
 	else
 		dp_owner_unpin(&pool->owners, pin);
+}
+
+/* Quarantine took the block and gave nothing back yet.  Unpins. */
+static DP_NOINLINE void give_unpin(struct dmapool *pool, struct dp_chunk *c,
+				   size_t pos, unsigned long pin)
+{
+	struct dp_chunk *release = NULL;
+
+	dp_heap_give(c->heap, c, (u32)pos, &release);
+	dp_owner_unpin(&pool->owners, pin);
+	if (DP_UNLIKELY(release))
+		dp_supply_release(pool, release, true);
+}
+
+/*
+ * The steps of a free of a block of the caller's own chunk, claimed, pinned:
+ * byte work (@whole: sampled poison's decision, dp_owner_sample()), then
+ * quarantine or reuse (and a release automatic shrink asks for).  Unpins.
+ * The common cases inline; a report, automatic shrink and quarantine's
+ * other cases in heap.c.
+ */
+static __always_inline void
+owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos, bool zero,
+	    bool whole, unsigned long pin)
+{
+	const u32 steps = pool->steps;
+
+	if (DP_UNLIKELY((steps & DP_STEPS_FREE_BYTES) || zero) &&
+	    DP_UNLIKELY(!dp_harden_free_quick(pool, c, (u32)pos, whole,
+					      zero))) {
+		owner_steps_reported(pool, c, (u32)pos, zero, whole, pin);
+		return;
+	}
+	if (steps & (DP_STEP_QUARANTINE | DP_STEP_AUTO_SHRINK)) {
+		if ((steps & DP_STEP_AUTO_SHRINK) ||
+		    !quarantine_swap(pool, c->heap, &c, &pos)) {
+			give_unpin(pool, c, pos, pin);
+			return;
+		}
+	}
+	reuse_unpin(pool, c, pos, pin);
+}
+
+void dp_owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos,
+		    bool zero, unsigned long pin)
+{
+	owner_steps(pool, c, pos, zero, dp_owner_sample(pool, c), pin);
 }
 
 /*
@@ -163,18 +165,6 @@ static DP_NOINLINE void free_owner_head(struct dmapool *pool,
 	}
 	dp_poison_head((void *)(c->vaddr + pos * pool->geo.stride));
 	reuse_unpin(pool, c, pos, pin);
-}
-
-/* Quarantine took the block and gave nothing back yet.  Unpins. */
-static DP_NOINLINE void give_unpin(struct dmapool *pool, struct dp_chunk *c,
-				   size_t pos, unsigned long pin)
-{
-	struct dp_chunk *release = NULL;
-
-	dp_heap_give(c->heap, c, (u32)pos, &release);
-	dp_owner_unpin(&pool->owners, pin);
-	if (DP_UNLIKELY(release))
-		dp_supply_release(pool, release, true);
 }
 
 /*
