@@ -43,6 +43,7 @@ static uintptr_t fast_token(const struct dp_heap *h)
 static void avail_add(struct dp_heap *h, struct dp_chunk *c)
 {
 	clist_push(&h->avail, c);
+	h->navail++;
 	DP_WRITE_ONCE(c->listed, DP_LISTED_AVAIL);
 	DP_WRITE_ONCE(c->fast_owner, fast_token(h));
 }
@@ -51,6 +52,7 @@ static void avail_del(struct dp_heap *h, struct dp_chunk *c)
 {
 	DP_WRITE_ONCE(c->fast_owner, DP_OWNER_NONE);
 	clist_del(&h->avail, c);
+	h->navail--;
 	DP_WRITE_ONCE(c->listed, DP_LISTED_NONE);
 }
 
@@ -280,7 +282,7 @@ bool dp_heap_restage_random(struct dp_heap *h)
 		return false;
 	/* The chunk from the top 32 bits of one draw, the word from the rest. */
 	z = dp_rand_next(&h->rng);
-	c = dp_random_chunk(c, (u32)(z >> 32));
+	c = dp_random_chunk(c, h->navail, (u32)(z >> 32));
 	w = dp_bit_from(c->summary, dp_rand_scale((u32)z, g->nwords));
 	left = g->nbits - w * 64;
 	run = (dp_os_popcount64(c->map[w]) + 1) / 2;

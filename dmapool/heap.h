@@ -87,6 +87,7 @@ struct dp_heap {
 	struct dmapool *pool;
 	u32 nchunks;
 	u32 nempty;
+	u32 navail;			/* chunks on @avail */
 	/* Randomized placement (dp_random_staged_take()). */
 	u32 rwidth;
 	u64 rbits;
@@ -338,17 +339,18 @@ static inline bool dp_random_run_over(const struct dp_heap *h)
 
 #if DP_HAVE_HARDEN
 /*
- * placement.c: a random chunk among the first ones of @list (not empty),
- * from 32 random bits.
+ * placement.c: a random chunk among the first ones of @list, which holds
+ * @n >= 1 chunks, from 16 random bits.
  */
-struct dp_chunk *dp_random_chunk(struct dp_chunk *list, u32 r);
+struct dp_chunk *dp_random_chunk(struct dp_chunk *list, u32 n, u32 r);
 #else
 /*
  * Without the hardening options placement.c is not built and DP_STEP_RANDOM
  * is 0, so this is never called; were it, the first chunk is a valid (if
  * predictable) choice.
  */
-static inline struct dp_chunk *dp_random_chunk(struct dp_chunk *list, u32 r)
+static inline struct dp_chunk *dp_random_chunk(struct dp_chunk *list, u32 n,
+					       u32 r)
 {
 	return list;
 }

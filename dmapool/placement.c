@@ -16,13 +16,10 @@
  *
  * The chunk (dp_random_chunk(), below): uniformly one of the first
  * DP_RANDOM_WINDOW chunks of the heap's list of chunks with a free block
- * (walking all of them would make alloc O(chunks)): draw k below the
- * window and walk k steps; if the list ends first, its length n is now
- * known and k is drawn again below n.  Each of n < window chunks is then
- * chosen with probability 1/window + (window - n)/window * 1/n = 1/n, and
- * a long list costs one walk of k steps, not a count and a walk.  The
- * word: the first with a free block at or after a uniform one of the
- * chunk's map words (heap.c).
+ * (walking all of them would make alloc O(chunks)), or of all n when the
+ * list is shorter (the heap counts its list): draw k below min(n, window)
+ * and walk k steps.  The word: the first with a free block at or after a
+ * uniform one of the chunk's map words (heap.c).
  *
  * The trade (docs/hardening.md): the old design drew chunk, word and
  * block at every allocation, at 6-8 times the default pool's cost; a run
@@ -32,7 +29,8 @@
  *
  * The range of a draw is taken with a multiply and a shift (no modulo: a
  * 64-bit division is a library call on 32-bit kernels): its bias is below
- * n / 2^32 for the chunk and the word, and none for a block of a whole
+ * n / 2^16 for the chunk (16 bits onto at most 16 chunks: none for a
+ * window of 16), n / 2^32 for the word, and none for a block of a whole
  * word (6 bits onto 64 positions); a chunk's last word, if partial with
  * w positions, maps 64/w rounded up or down of the 64 values to each.
  */
@@ -43,22 +41,16 @@
  * block): walking all of them would make alloc O(chunks).
  */
 #define DP_RANDOM_WINDOW	16u
-static_assert(DP_RANDOM_WINDOW == 16, "k is 4 random bits");
+static_assert(DP_RANDOM_WINDOW <= 1u << 16, "k scales 16 random bits");
 
-struct dp_chunk *dp_random_chunk(struct dp_chunk *list, u32 r)
+struct dp_chunk *dp_random_chunk(struct dp_chunk *list, u32 n, u32 r)
 {
 	struct dp_chunk *c = list;
-	u32 n, k;
+	u32 k = ((r >> 16) * (n < DP_RANDOM_WINDOW ? n : DP_RANDOM_WINDOW)) >>
+		16;
 
-	/* k: the top 4 bits (below the window); a redraw: the low 16. */
-	k = r >> 28;
-	for (n = 1; n <= k && c->next; n++)
+	/* The list is never shorter than @n; should it be, stop at its end. */
+	while (k-- && c->next)
 		c = c->next;
-	if (n <= k && n > 1) {
-		/* The list holds only n chunks, fewer than the window. */
-		c = list;
-		for (k = ((r & 0xffff) * n) >> 16; k; k--)
-			c = c->next;
-	}
 	return c;
 }
