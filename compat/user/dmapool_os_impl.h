@@ -164,14 +164,28 @@ static inline uint64_t dp_os_atomic_read(const uint64_t *p)
 uint64_t dp_os_random_seed(void);
 
 /*
- * Without -mpopcnt (the x86-64 baseline) the builtin is a libgcc call: the
- * bit-slicing count instead, a dozen instructions inline.
+ * Without -mpopcnt (the x86-64 baseline) the builtin is a libgcc call.  On
+ * x86-64 the instruction when the CPU has it (dp_os_popcnt, set when the
+ * library loads: every x86-64 CPU since about 2008 has it), else the
+ * bit-slicing count, a dozen instructions inline.
  */
+#if defined(__x86_64__) && !defined(__POPCNT__)
+extern bool dp_os_popcnt;
+#endif
+
 static inline unsigned int dp_os_popcount64(uint64_t x)
 {
 #if defined(__POPCNT__) || !(defined(__x86_64__) || defined(__i386__))
 	return (unsigned int)__builtin_popcountll(x);
 #else
+#if defined(__x86_64__)
+	if (__builtin_expect(dp_os_popcnt, 1)) {
+		uint64_t n;
+
+		__asm__("popcnt %1, %0" : "=r"(n) : "rm"(x) : "cc");
+		return (unsigned int)n;
+	}
+#endif
 	x -= (x >> 1) & 0x5555555555555555ull;
 	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
 	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;

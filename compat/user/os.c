@@ -175,6 +175,17 @@ void dp_os_violation_abort(const struct dmapool_report *r)
 	abort();
 }
 
+#if defined(__x86_64__) && !defined(__POPCNT__)
+bool dp_os_popcnt;
+
+/* dp_os_popcount64()'s choice, once, before any pool exists. */
+__attribute__((constructor)) static void popcnt_init(void)
+{
+	__builtin_cpu_init();
+	dp_os_popcnt = __builtin_cpu_supports("popcnt");
+}
+#endif
+
 uint64_t dp_os_random_seed(void)
 {
 	uint64_t seed = 0;

@@ -3,7 +3,9 @@
  * The user shim's host allocation (compat/user/os.c, os.h): zeroed and
  * 64-byte aligned at every size, so that a chunk record's and a heap's
  * lines are the lines chunk.h and heap.h lay out; and a size whose rounding
- * to whole lines would wrap is refused, never a short buffer.
+ * to whole lines would wrap is refused, never a short buffer.  And its
+ * popcount, the instruction or the bit-slicing count, agrees with a count
+ * done bit by bit.
  */
 #include <stdint.h>
 #include <string.h>
@@ -40,4 +42,50 @@ Test(os_user, zalloc_refuses_a_wrapping_size)
 {
 	cr_expect_null(dp_os_host_zalloc(SIZE_MAX, 0));
 	cr_expect_null(dp_os_host_zalloc(SIZE_MAX - 62, 0));
+}
+
+/* One bit at a time: the reference. */
+static unsigned int bits_of(uint64_t x)
+{
+	unsigned int n = 0;
+
+	for (; x; x >>= 1)
+		n += (unsigned int)(x & 1);
+	return n;
+}
+
+static void popcount_agrees(void)
+{
+	uint64_t x = 0x243f6a8885a308d3ull;
+	unsigned int i, b;
+
+	cr_assert_eq(dp_os_popcount64(0), 0);
+	cr_assert_eq(dp_os_popcount64(~0ull), 64);
+	for (b = 0; b < 64; b++) {
+		cr_assert_eq(dp_os_popcount64(1ull << b), 1);
+		cr_assert_eq(dp_os_popcount64(~(1ull << b)), 63);
+	}
+	for (i = 0; i < 100000; i++) {
+		/* xorshift64: every kind of word, dense and sparse. */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		cr_assert_eq(dp_os_popcount64(x), bits_of(x), "%#llx",
+			     (unsigned long long)x);
+		cr_assert_eq(dp_os_popcount64(x & (x >> 3) & (x >> 7)),
+			     bits_of(x & (x >> 3) & (x >> 7)));
+	}
+}
+
+Test(os_user, popcount_agrees_with_a_bit_by_bit_count)
+{
+	popcount_agrees();
+#if defined(__x86_64__) && !defined(__POPCNT__)
+	/* The bit-slicing count too, where the CPU chose the instruction. */
+	if (dp_os_popcnt) {
+		dp_os_popcnt = false;
+		popcount_agrees();
+		dp_os_popcnt = true;
+	}
+#endif
 }
