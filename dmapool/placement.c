@@ -49,8 +49,11 @@ struct dp_chunk *dp_random_chunk(struct dp_chunk *list, u32 n, u32 r)
 	u32 k = ((r >> 16) * (n < DP_RANDOM_WINDOW ? n : DP_RANDOM_WINDOW)) >>
 		16;
 
-	/* The list is never shorter than @n; should it be, stop at its end. */
-	while (k-- && c->next)
+	while (k--) {
+		/* The heap counts its list (heap.c): never shorter than @n. */
+		if (DP_WARN_ON(!c->next))
+			break;
 		c = c->next;
+	}
 	return c;
 }
