@@ -185,50 +185,94 @@ static DP_NOINLINE void free_quarantine(struct dmapool *pool,
 	reuse_unpin(pool, c, pos, pin);
 }
 
+/* After the byte steps: quarantine or reuse (pinned; unpins). */
+static __always_inline void dispose_unpin(struct dmapool *pool,
+					  struct dp_chunk *c, size_t pos,
+					  unsigned long pin)
+{
+	if (pool->steps & DP_STEP_QUARANTINE)
+		free_quarantine(pool, c, pos, pin);
+	else
+		reuse_unpin(pool, c, pos, pin);
+}
+
+/*
+ * dp_free_owner_steps() in a pool whose only byte step is a 16-byte
+ * redzone (one-segment chunks): its check, then quarantine or reuse, with
+ * no stack frame; a changed redzone out of line.
+ */
+static DP_NOINLINE void free_owner_redzone(struct dmapool *pool,
+					   struct dp_chunk *c, size_t pos,
+					   unsigned long pin)
+{
+	const u8 *b = (const u8 *)(c->vaddr + pos * pool->geo.stride);
+
+	if (DP_UNLIKELY(!dp_harden_redzone_intact(b + pool->geo.size, 16,
+						  pool->key))) {
+		free_owner_steps_all(pool, c, pos, false, pin);
+		return;
+	}
+	dispose_unpin(pool, c, pos, pin);
+}
+
+/*
+ * dp_free_owner_steps() for any other combination of steps: the common
+ * ones (an intact 16-byte redzone, sampled poison's head, quarantine,
+ * reuse) inline, the rest in free_owner_steps_all().
+ */
+static DP_NOINLINE void free_owner_steps_mixed(struct dmapool *pool,
+					       struct dp_chunk *c, size_t pos,
+					       unsigned long pin)
+{
+	const u32 steps = pool->steps;
+	const struct dp_geometry *g = &pool->geo;
+	u8 *b = (u8 *)(c->vaddr + dp_geo_offset(g, pos));
+	bool ran_out = false;
+
+	if (DP_UNLIKELY(pool->free_steps_out))
+		goto all;
+	if ((steps & DP_STEP_REDZONE) &&
+	    !dp_harden_redzone_intact(b + g->size, 16, pool->key))
+		goto all;
+	if (steps & DP_STEP_SAMPLED) {
+		/* dp_heap_sample_whole(), its draw out of line. */
+		ran_out = !--c->heap->sample_left;
+		if (DP_UNLIKELY(ran_out))
+			goto all;
+		dp_poison_head(b);
+	}
+	dispose_unpin(pool, c, pos, pin);
+	return;
+all:
+	free_owner_steps_all(pool, c, pos, ran_out, pin);
+}
+
 /*
  * A fast path (by address or handle) found the caller's own block in a pool
  * with steps, or in a full chunk, checked and claimed it: the steps of
- * owner_steps().  The common ones (an intact 16-byte redzone, sampled
- * poison's head, quarantine, reuse) here, with no call but tail calls (no
- * stack frame); the rest in free_owner_steps_all().  Unpins.
+ * owner_steps(), by the pool's free kind (pool.c), each with no call but
+ * tail calls (no stack frame).  The default pool's magazine first.  Unpins.
  */
 DP_NOINLINE void dp_free_owner_steps(struct dmapool *pool, struct dp_chunk *c,
 				     size_t pos, unsigned long pin)
 {
-	const u32 steps = pool->steps;
-	bool ran_out = false;
+	const u8 kind = pool->free_kind;
 
-	/* One test passes quarantine alone and the default pool's magazine. */
-	if (steps & (DP_STEP_AUTO_SHRINK | DP_STEP_POISON | DP_STEP_SCRUB |
-		     DP_STEP_REDZONE | DP_STEP_SAMPLED)) {
-		const struct dp_geometry *g = &pool->geo;
-		u8 *b;
-
-		if (pool->free_head) {
-			free_owner_head(pool, c, pos, pin);
-			return;
-		}
-		b = (u8 *)(c->vaddr + dp_geo_offset(g, pos));
-
-		if (DP_UNLIKELY(pool->free_steps_out))
-			goto all;
-		if ((steps & DP_STEP_REDZONE) &&
-		    !dp_harden_redzone_intact(b + g->size, 16, pool->key))
-			goto all;
-		if (steps & DP_STEP_SAMPLED) {
-			/* dp_heap_sample_whole(), its draw out of line. */
-			ran_out = !--c->heap->sample_left;
-			if (DP_UNLIKELY(ran_out))
-				goto all;
-			dp_poison_head(b);
-		}
+	if (DP_LIKELY(kind == DP_FREE_REUSE)) {
+		reuse_unpin(pool, c, pos, pin);
+		return;
 	}
-	if (steps & DP_STEP_QUARANTINE) {
+	if (kind == DP_FREE_QUARANTINE) {
 		free_quarantine(pool, c, pos, pin);
 		return;
 	}
-	reuse_unpin(pool, c, pos, pin);
-	return;
-all:
-	free_owner_steps_all(pool, c, pos, ran_out, pin);
+	if (kind == DP_FREE_HEAD) {
+		free_owner_head(pool, c, pos, pin);
+		return;
+	}
+	if (kind == DP_FREE_REDZONE16) {
+		free_owner_redzone(pool, c, pos, pin);
+		return;
+	}
+	free_owner_steps_mixed(pool, c, pos, pin);
 }

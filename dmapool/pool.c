@@ -85,6 +85,31 @@ static const char *check_opts(const struct dmapool_opts *o)
 }
 
 /*
+ * What an owner's free does after its claim (dp_free_owner_steps()).  The
+ * head and redzone kinds are for one-segment chunks (their offsets are
+ * pos * stride).
+ */
+static u8 free_kind(const struct dmapool *pool)
+{
+	const u32 bytes = pool->steps & (DP_STEP_AUTO_SHRINK | DP_STEP_POISON |
+					 DP_STEP_SCRUB | DP_STEP_REDZONE |
+					 DP_STEP_SAMPLED);
+
+	if (!bytes)
+		return (pool->steps & DP_STEP_QUARANTINE) ? DP_FREE_QUARANTINE :
+							    DP_FREE_REUSE;
+	if (!pool->geo.fast_n)
+		return DP_FREE_STEPS;
+	if (bytes == DP_STEP_SAMPLED && !(pool->steps & DP_STEPS_FREE_SLOW &
+					  ~DP_STEP_SAMPLED) &&
+	    pool->geo.size >= DP_POISON_HEAD)
+		return DP_FREE_HEAD;
+	if (bytes == DP_STEP_REDZONE && pool->redzone == 16)
+		return DP_FREE_REDZONE16;
+	return DP_FREE_STEPS;
+}
+
+/*
  * The one place that decides a pool's paths: which steps its slow paths
  * take, and whether its allocations and frees may take the fast paths.
  */
@@ -118,10 +143,8 @@ static void dp_pool_paths(struct dmapool *pool, const struct dmapool_opts *o)
 		((pool->steps & DP_STEP_REDZONE) && pool->redzone != 16) ||
 		((pool->steps & DP_STEP_SAMPLED) &&
 		 pool->geo.size < DP_POISON_HEAD);
-	/* Both: one-segment chunks (their offsets are pos * stride). */
-	pool->free_head = (pool->steps & DP_STEP_SAMPLED) &&
-			  !(pool->steps & DP_STEPS_FREE_SLOW & ~DP_STEP_SAMPLED) &&
-			  pool->geo.size >= DP_POISON_HEAD && pool->geo.fast_n;
+	pool->free_kind = free_kind(pool);
+	/* One-segment chunks (their offsets are pos * stride). */
 	pool->alloc_head = (pool->steps & DP_STEP_SAMPLED) &&
 			   !(pool->steps & DP_STEP_POISON) &&
 			   pool->geo.size >= DP_POISON_HEAD &&

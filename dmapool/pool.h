@@ -46,6 +46,15 @@
 #define DP_REDZONE_KEY_WORDS	8u
 #define DP_REDZONE_KEY_BYTES	(DP_REDZONE_KEY_WORDS * 8u)
 
+/* dmapool.free_kind, tested in this order (owner.c). */
+enum {
+	DP_FREE_REUSE,		/* no step: the magazine or the free map */
+	DP_FREE_QUARANTINE,	/* quarantine alone */
+	DP_FREE_HEAD,		/* sampled poison's head alone */
+	DP_FREE_REDZONE16,	/* a 16-byte redzone, maybe quarantine */
+	DP_FREE_STEPS,		/* any other combination */
+};
+
 struct dp_slot_tab;
 
 struct dmapool {
@@ -66,8 +75,11 @@ struct dmapool {
 	 * smaller than its head
 	 */
 	bool free_steps_out;
-	/* sampled poison's head is the only free step (owner.c) */
-	bool free_head;
+	/*
+	 * DP_FREE_*: what an owner's free into its own chunk does after the
+	 * claim (owner.c, dp_free_owner_steps())
+	 */
+	u8 free_kind;
 	/* alloc_stepped checks the 16-byte head only (sampled poison) */
 	bool alloc_head;
 	/* positions a fast handle free may name: 0 when it may not */
