@@ -100,8 +100,8 @@ static u8 free_kind(const struct dmapool *pool)
 							    DP_FREE_REUSE;
 	if (!pool->geo.fast_n)
 		return DP_FREE_STEPS;
-	if (bytes == DP_STEP_SAMPLED && !(pool->steps & DP_STEPS_FREE_SLOW &
-					  ~DP_STEP_SAMPLED) &&
+	if (bytes == DP_STEP_SAMPLED &&
+	    !(pool->steps & (DP_STEP_QUARANTINE | DP_STEP_SHARED)) &&
 	    pool->geo.size >= DP_POISON_HEAD)
 		return DP_FREE_HEAD;
 	if (bytes == DP_STEP_REDZONE && pool->redzone == 16)
