@@ -97,12 +97,33 @@ static __always_inline bool dp_owner_sample(const struct dmapool *pool,
  */
 void dp_owner_steps(struct dmapool *pool, struct dp_chunk *c, size_t pos,
 		    bool zero, unsigned long pin);
+/* owner.c: the steps of each free kind (pool.h). */
+extern const struct dp_free_kind dp_free_kinds[DP_FREE_KINDS];
+/* DP_FREE_REUSE's: the magazine or the free map. */
+void dp_free_owner_reuse(struct dmapool *pool, struct dp_chunk *c, size_t pos,
+			 unsigned long pin);
+
 /*
- * The owner's free of @pos in its chunk @c, checked and claimed by a fast
- * path (pinned): the same, the common cases with no stack frame.
+ * The owner's free of @pos (at @va) in its chunk @c, checked and claimed
+ * by a fast path (pinned): the same, by the pool's free kind, each kind a
+ * function with no stack frame reached by a tail call.  The default pool's
+ * (reuse: its frees into full chunks) by a direct call, the others through
+ * their entry of the constant table: one indirect jump instead of a test
+ * of the kind for each kind before it.  Unpins.
  */
-void dp_free_owner_steps(struct dmapool *pool, struct dp_chunk *c,
-			 size_t pos, unsigned long pin);
+static __always_inline void dp_free_owner_steps(struct dmapool *pool,
+						struct dp_chunk *c,
+						size_t pos, unsigned long pin,
+						uintptr_t va)
+{
+	if (DP_LIKELY(pool->free_kind == DP_FREE_REUSE))
+		dp_free_owner_reuse(pool, c, pos, pin);
+	else
+		pool->free_steps->free(pool, c, pos, pin, va);
+}
+/* The same out of line, the address from @pos (the handle's fast path). */
+void dp_free_owner_steps_at(struct dmapool *pool, struct dp_chunk *c,
+			    size_t pos, unsigned long pin);
 /* A full chunk got a block back (pinned): on its heap's list again; unpins. */
 void dp_relist_unpin(struct dmapool *pool, struct dp_chunk *c,
 		     unsigned long pin);

@@ -428,7 +428,7 @@ free_one(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 		 */
 		if (DP_READ_ONCE(c->owner) == tok && c->dma + off == dma &&
 		    dp_state_claim(c, pos)) {
-			dp_free_owner_steps(pool, c, pos, pin);
+			dp_free_owner_steps(pool, c, pos, pin, va);
 			return;
 		}
 		goto declined;

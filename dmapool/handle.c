@@ -174,7 +174,7 @@ void dmapool_free_handle(struct dmapool *pool, void *vaddr, dmapool_dma_t dma,
 		 */
 		if (DP_READ_ONCE(c->owner) == tok &&
 		    dp_state_claim_gen(c, pos, dp_handle_state(h))) {
-			dp_free_owner_steps(pool, c, pos, pin);
+			dp_free_owner_steps_at(pool, c, pos, pin);
 			return;
 		}
 		/* Mostly another context's block: no second lookup. */

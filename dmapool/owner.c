@@ -148,36 +148,35 @@ static DP_NOINLINE void free_owner_steps_all(struct dmapool *pool,
 }
 
 /*
- * dp_free_owner_steps() in a pool whose only free step is sampled poison's
- * head (one-segment chunks): the head, then reuse, with no stack frame; a
- * whole sample (the countdown runs out in dp_owner_sample()) out of line.
+ * DP_FREE_HEAD: sampled poison's head is the only free step (one-segment
+ * chunks): the head, then reuse, with no stack frame; a whole sample (the
+ * countdown runs out in dp_owner_sample()) out of line.
  */
-static DP_NOINLINE void free_owner_head(struct dmapool *pool,
-					struct dp_chunk *c, size_t pos,
-					unsigned long pin)
+static void free_owner_head(struct dmapool *pool, struct dp_chunk *c,
+			    size_t pos, unsigned long pin, uintptr_t va)
 {
 	struct dp_heap *h = c->heap;
 
-	/* The countdown as dp_free_owner_steps() keeps it. */
+	/* The countdown as dp_owner_sample() keeps it. */
 	if (DP_UNLIKELY(!--h->sample_left)) {
 		free_owner_steps_all(pool, c, pos, true, pin);
 		return;
 	}
-	dp_poison_head((void *)(c->vaddr + pos * pool->geo.stride));
+	dp_poison_head((void *)va);
 	reuse_unpin(pool, c, pos, pin);
 }
 
 /*
- * dp_free_owner_steps()'s last steps in a pool with quarantine: the swap,
- * then reuse (pinned; unpins).  Out of line, reached by a tail call: the
- * default pool's magazine frees, which share dp_free_owner_steps(), keep
- * their short tail, and quarantine's churn measured faster this way
- * (docs/benchmarks.md).
+ * DP_FREE_QUARANTINE, and the last steps of the kinds with byte work in a
+ * pool with quarantine: the swap, then reuse (pinned; unpins).  Out of
+ * line, reached by a tail call (quarantine's churn measured faster this
+ * way, docs/benchmarks.md).
  */
 static DP_NOINLINE void free_quarantine(struct dmapool *pool,
 					struct dp_chunk *c, size_t pos,
-					unsigned long pin)
+					unsigned long pin, uintptr_t va)
 {
+	(void)va;
 	if (!quarantine_swap(pool, c->heap, &c, &pos)) {
 		give_unpin(pool, c, pos, pin);
 		return;
@@ -188,45 +187,44 @@ static DP_NOINLINE void free_quarantine(struct dmapool *pool,
 /* After the byte steps: quarantine or reuse (pinned; unpins). */
 static __always_inline void dispose_unpin(struct dmapool *pool,
 					  struct dp_chunk *c, size_t pos,
-					  unsigned long pin)
+					  unsigned long pin, uintptr_t va)
 {
 	if (pool->steps & DP_STEP_QUARANTINE)
-		free_quarantine(pool, c, pos, pin);
+		free_quarantine(pool, c, pos, pin, va);
 	else
 		reuse_unpin(pool, c, pos, pin);
 }
 
 /*
- * dp_free_owner_steps() in a pool whose only byte step is a 16-byte
- * redzone (one-segment chunks): its check, then quarantine or reuse, with
- * no stack frame; a changed redzone out of line.
+ * DP_FREE_REDZONE16: a 16-byte redzone is the only step (one-segment
+ * chunks): its check, then reuse, with no stack frame; a changed redzone
+ * out of line.
  */
-static DP_NOINLINE void free_owner_redzone(struct dmapool *pool,
-					   struct dp_chunk *c, size_t pos,
-					   unsigned long pin)
+static void free_owner_redzone(struct dmapool *pool, struct dp_chunk *c,
+			       size_t pos, unsigned long pin, uintptr_t va)
 {
-	const u8 *b = (const u8 *)(c->vaddr + pos * pool->geo.stride);
+	const u8 *b = (const u8 *)va;
 
 	if (DP_UNLIKELY(!dp_harden_redzone_intact(b + pool->geo.size, 16,
 						  pool->key))) {
 		free_owner_steps_all(pool, c, pos, false, pin);
 		return;
 	}
-	dispose_unpin(pool, c, pos, pin);
+	reuse_unpin(pool, c, pos, pin);
 }
 
 /*
- * dp_free_owner_steps() for any other combination of steps: the common
- * ones (an intact 16-byte redzone, sampled poison's head, quarantine,
- * reuse) inline, the rest in free_owner_steps_all().
+ * DP_FREE_STEPS: any other combination of steps, for any geometry (@va is
+ * the block's start): the common ones (an intact 16-byte redzone, sampled
+ * poison's head, quarantine, reuse) inline, the rest in
+ * free_owner_steps_all().
  */
-static DP_NOINLINE void free_owner_steps_mixed(struct dmapool *pool,
-					       struct dp_chunk *c, size_t pos,
-					       unsigned long pin)
+static void free_owner_steps_mixed(struct dmapool *pool, struct dp_chunk *c,
+				   size_t pos, unsigned long pin, uintptr_t va)
 {
 	const u32 steps = pool->steps;
 	const struct dp_geometry *g = &pool->geo;
-	u8 *b = (u8 *)(c->vaddr + dp_geo_offset(g, pos));
+	u8 *b = (u8 *)va;
 	bool ran_out = false;
 
 	if (DP_UNLIKELY(pool->free_steps_out))
@@ -241,38 +239,50 @@ static DP_NOINLINE void free_owner_steps_mixed(struct dmapool *pool,
 			goto all;
 		dp_poison_head(b);
 	}
-	dispose_unpin(pool, c, pos, pin);
+	dispose_unpin(pool, c, pos, pin, va);
 	return;
 all:
 	free_owner_steps_all(pool, c, pos, ran_out, pin);
 }
 
-/*
- * A fast path (by address or handle) found the caller's own block in a pool
- * with steps, or in a full chunk, checked and claimed it: the steps of
- * owner_steps(), by the pool's free kind (pool.c), each with no call but
- * tail calls (no stack frame).  The default pool's magazine first.  Unpins.
- */
-DP_NOINLINE void dp_free_owner_steps(struct dmapool *pool, struct dp_chunk *c,
+/* DP_FREE_REUSE: no step, the magazine or the free map. */
+DP_NOINLINE void dp_free_owner_reuse(struct dmapool *pool, struct dp_chunk *c,
 				     size_t pos, unsigned long pin)
 {
-	const u8 kind = pool->free_kind;
+	reuse_unpin(pool, c, pos, pin);
+}
 
-	if (DP_LIKELY(kind == DP_FREE_REUSE)) {
+/* The same as a free kind (dp_free_kinds[]). */
+static void free_owner_reuse(struct dmapool *pool, struct dp_chunk *c,
+			     size_t pos, unsigned long pin, uintptr_t va)
+{
+	(void)va;
+	dp_free_owner_reuse(pool, c, pos, pin);
+}
+
+/*
+ * dp_free_owner_steps() out of line, the block's address from its
+ * position: for the handle's fast path, which keeps no register for it
+ * (and takes only one-segment chunks: the offset is pos * stride).
+ */
+DP_NOINLINE void dp_free_owner_steps_at(struct dmapool *pool,
+					struct dp_chunk *c, size_t pos,
+					unsigned long pin)
+{
+	/* dp_free_owner_steps(), its address not computed for reuse. */
+	if (DP_LIKELY(pool->free_kind == DP_FREE_REUSE)) {
 		reuse_unpin(pool, c, pos, pin);
 		return;
 	}
-	if (kind == DP_FREE_QUARANTINE) {
-		free_quarantine(pool, c, pos, pin);
-		return;
-	}
-	if (kind == DP_FREE_HEAD) {
-		free_owner_head(pool, c, pos, pin);
-		return;
-	}
-	if (kind == DP_FREE_REDZONE16) {
-		free_owner_redzone(pool, c, pos, pin);
-		return;
-	}
-	free_owner_steps_mixed(pool, c, pos, pin);
+	pool->free_steps->free(pool, c, pos, pin,
+			       c->vaddr + pos * pool->geo.stride);
 }
+
+/* The steps of each free kind (dp_free_owner_steps()). */
+const struct dp_free_kind dp_free_kinds[DP_FREE_KINDS] = {
+	[DP_FREE_REUSE] = { free_owner_reuse },
+	[DP_FREE_QUARANTINE] = { free_quarantine },
+	[DP_FREE_HEAD] = { free_owner_head },
+	[DP_FREE_REDZONE16] = { free_owner_redzone },
+	[DP_FREE_STEPS] = { free_owner_steps_mixed },
+};

@@ -85,9 +85,9 @@ static const char *check_opts(const struct dmapool_opts *o)
 }
 
 /*
- * What an owner's free does after its claim (dp_free_owner_steps()).  The
- * head and redzone kinds are for one-segment chunks (their offsets are
- * pos * stride).
+ * What an owner's free does after its claim (dp_free_owner_steps(), which
+ * calls the kind's entry of dp_free_kinds[]).  Only the fast paths come
+ * there, and only for one-segment chunks: the special kinds are for those.
  */
 static u8 free_kind(const struct dmapool *pool)
 {
@@ -104,7 +104,8 @@ static u8 free_kind(const struct dmapool *pool)
 	    !(pool->steps & (DP_STEP_QUARANTINE | DP_STEP_SHARED)) &&
 	    pool->geo.size >= DP_POISON_HEAD)
 		return DP_FREE_HEAD;
-	if (bytes == DP_STEP_REDZONE && pool->redzone == 16)
+	if (bytes == DP_STEP_REDZONE && pool->redzone == 16 &&
+	    !(pool->steps & DP_STEP_QUARANTINE))
 		return DP_FREE_REDZONE16;
 	return DP_FREE_STEPS;
 }
@@ -144,6 +145,7 @@ static void dp_pool_paths(struct dmapool *pool, const struct dmapool_opts *o)
 		((pool->steps & DP_STEP_SAMPLED) &&
 		 pool->geo.size < DP_POISON_HEAD);
 	pool->free_kind = free_kind(pool);
+	pool->free_steps = &dp_free_kinds[pool->free_kind];
 	/* One-segment chunks (their offsets are pos * stride). */
 	pool->alloc_head = (pool->steps & DP_STEP_SAMPLED) &&
 			   !(pool->steps & DP_STEP_POISON) &&

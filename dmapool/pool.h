@@ -46,13 +46,30 @@
 #define DP_REDZONE_KEY_WORDS	8u
 #define DP_REDZONE_KEY_BYTES	(DP_REDZONE_KEY_WORDS * 8u)
 
-/* dmapool.free_kind, tested in this order (owner.c). */
+/*
+ * dmapool.free_kind: what an owner's free does after its claim (owner.c,
+ * dp_free_owner_steps()), an index into dp_free_kinds[].
+ */
 enum {
 	DP_FREE_REUSE,		/* no step: the magazine or the free map */
 	DP_FREE_QUARANTINE,	/* quarantine alone */
 	DP_FREE_HEAD,		/* sampled poison's head alone */
-	DP_FREE_REDZONE16,	/* a 16-byte redzone, maybe quarantine */
+	DP_FREE_REDZONE16,	/* a 16-byte redzone alone */
 	DP_FREE_STEPS,		/* any other combination */
+	DP_FREE_KINDS
+};
+
+struct dmapool;
+struct dp_chunk;
+
+/* One free kind's steps (owner.c, dp_free_kinds[]). */
+struct dp_free_kind {
+	/*
+	 * The owner's free of block @pos of its chunk @c at address @va,
+	 * checked and claimed, pinned (@pin).  Unpins.
+	 */
+	void (*free)(struct dmapool *pool, struct dp_chunk *c, size_t pos,
+		     unsigned long pin, uintptr_t va);
 };
 
 struct dp_slot_tab;
@@ -77,7 +94,8 @@ struct dmapool {
 	bool free_steps_out;
 	/*
 	 * DP_FREE_*: what an owner's free into its own chunk does after the
-	 * claim (owner.c, dp_free_owner_steps())
+	 * claim (owner.c, dp_free_owner_steps()), and its entry in the
+	 * constant table dp_free_kinds[]
 	 */
 	u8 free_kind;
 	/* alloc_stepped checks the 16-byte head only (sampled poison) */
@@ -87,6 +105,7 @@ struct dmapool {
 	struct dp_geometry geo;
 	struct dp_index index;
 	struct dp_chunk **slot_rec;	/* records by id (supply.h) */
+	const struct dp_free_kind *free_steps;	/* &dp_free_kinds[free_kind] */
 
 	/* Shared, under the lock. */
 	struct dp_lock lock;

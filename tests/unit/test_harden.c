@@ -428,10 +428,16 @@ Test(harden, poison_handle_api_and_odd_sizes)
 /* ------------------------------------------------------------------ */
 /* Redzones.                                                           */
 
-static void run_overrun(enum dev_kind kind, bool by_handle)
+/*
+ * @qmax: with quarantine too (the owner's free then takes the general
+ * steps, not the redzone alone's, owner.c).
+ */
+static void run_overrun(enum dev_kind kind, bool by_handle, unsigned int qmax)
 {
 	struct dmapool_dev *dev = shm();
-	struct dmapool *pool = hpool(dev, 64, 64, 0, 16, 0);
+	struct dmapool *pool = hpool(dev, 64, 64,
+				     qmax ? DMAPOOL_OPT_QUARANTINE : 0, 16,
+				     qmax);
 	struct dmapool_stats st;
 	struct dmapool_block b;
 	const struct dmapool_report *r;
@@ -480,12 +486,22 @@ static void run_overrun(enum dev_kind kind, bool by_handle)
 
 Test(harden, redzone_device_process_overrun)
 {
-	run_overrun(DEV_PROCESS, false);
+	run_overrun(DEV_PROCESS, false, 0);
 }
 
 Test(harden, redzone_device_thread_overrun_handle_free)
 {
-	run_overrun(DEV_THREAD, true);
+	run_overrun(DEV_THREAD, true, 0);
+}
+
+Test(harden, redzone_quarantine_device_overrun)
+{
+	run_overrun(DEV_THREAD, false, 4);
+}
+
+Test(harden, redzone_quarantine_device_overrun_handle_free)
+{
+	run_overrun(DEV_PROCESS, true, 4);
 }
 
 Test(harden, redzone_layout_and_no_false_alarm)
