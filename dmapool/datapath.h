@@ -121,6 +121,7 @@ static __always_inline void dp_free_owner_steps(struct dmapool *pool,
 	else
 		pool->free_steps->free(pool, c, pos, pin, va);
 }
+
 /* The same out of line, the address from @pos (the handle's fast path). */
 void dp_free_owner_steps_at(struct dmapool *pool, struct dp_chunk *c,
 			    size_t pos, unsigned long pin);
